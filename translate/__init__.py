@@ -1,0 +1,1 @@
+"""translate: a French-to-English Transformer trainer for studying positional encodings."""

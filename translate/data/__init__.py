@@ -1,0 +1,1 @@
+"""Corpora, cleaning, splits, SentencePiece and token-budget batching."""

@@ -1,0 +1,122 @@
+"""Batched greedy and beam search with cached decoder keys/values.
+
+`use_cache=False` re-runs the decoder over the whole prefix at every step; it exists to test and benchmark the cache.
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+import torch
+from torch import Tensor
+
+from translate.model.transformer import Encoded, Transformer
+
+
+def length_limits(src: Tensor, pad_id: int, ratio: float, extra: int) -> Tensor:
+    """(B,) most output tokens per sentence (eos included): ratio * source length + extra."""
+    return (src.ne(pad_id).sum(1).float() * ratio).long() + extra
+
+
+def reorder_cache(cache: list, index: Tensor) -> None:
+    """Keep rows `index` of every cached self-attention key/value (cross-attention caches are reordered too)."""
+    for layer in cache:
+        for part in layer.values():
+            for name in ("k", "v"):
+                if name in part:
+                    part[name] = part[name].index_select(0, index)
+
+
+def _step_log_probs(model: Transformer, ys: Tensor, encoded: Encoded, cache: Optional[list]) -> Tensor:
+    """Log-probabilities (N, V) of the next token after the prefixes ys (N, t)."""
+    if cache is not None:
+        hidden = model.decode(ys[:, -1:], encoded, cache=cache, start=ys.size(1) - 1).hidden
+    else:
+        hidden = model.decode(ys, encoded).hidden
+    return model.project(hidden[:, -1]).float().log_softmax(-1)
+
+
+@torch.no_grad()
+def greedy_search(model: Transformer, src: Tensor, bos_id: int, eos_id: int, pad_id: int, max_length_ratio: float = 1.5,
+                  max_length_extra: int = 10, use_cache: bool = True) -> list[list[int]]:
+    """src (B, Ts) -> one token list per sentence, without bos/eos."""
+    encoded = model.encode(src)
+    limits = length_limits(src, pad_id, max_length_ratio, max_length_extra)
+    ys = torch.full((src.size(0), 1), bos_id, dtype=torch.long, device=src.device)
+    finished = torch.zeros(src.size(0), dtype=torch.bool, device=src.device)
+    cache = [] if use_cache else None
+    for t in range(int(limits.max())):
+        log_probs = _step_log_probs(model, ys, encoded, cache)
+        next_tokens = log_probs.argmax(-1)
+        next_tokens = torch.where(t + 1 >= limits, torch.full_like(next_tokens, eos_id), next_tokens)
+        next_tokens = next_tokens.masked_fill(finished, pad_id)
+        ys = torch.cat([ys, next_tokens[:, None]], dim=1)
+        finished |= next_tokens.eq(eos_id)
+        if bool(finished.all()):
+            break
+    return [strip_specials(row, eos_id, pad_id) for row in ys[:, 1:].tolist()]
+
+
+def strip_specials(tokens: list[int], eos_id: int, pad_id: int) -> list[int]:
+    out = []
+    for tok in tokens:
+        if tok in (eos_id, pad_id):
+            break
+        out.append(tok)
+    return out
+
+
+def length_penalty(length: int, alpha: float) -> float:
+    """GNMT (Wu et al. 2016): ((5 + length) / 6) ** alpha; alpha 0 disables normalisation."""
+    return ((5 + length) / 6) ** alpha
+
+
+@torch.no_grad()
+def beam_search(model: Transformer, src: Tensor, beam_size: int, bos_id: int, eos_id: int, pad_id: int,
+                alpha: float = 1.0, max_length_ratio: float = 1.5, max_length_extra: int = 10,
+                use_cache: bool = True) -> list[list[int]]:
+    """Batched beam search; a sentence is done once it holds `beam_size` finished hypotheses.
+
+    With beam_size 1 it returns exactly what greedy_search returns.
+    """
+    batch, k, device = src.size(0), beam_size, src.device
+    limits = length_limits(src, pad_id, max_length_ratio, max_length_extra).repeat_interleave(k)  # (B*K,)
+    encoded = model.encode(src).select(torch.arange(batch, device=device).repeat_interleave(k))
+    ys = torch.full((batch * k, 1), bos_id, dtype=torch.long, device=device)
+    scores = torch.zeros(batch, k, device=device)
+    scores[:, 1:] = float("-inf")  # all beams start identical: expand only the first
+    finished: list[list[tuple[float, list[int]]]] = [[] for _ in range(batch)]
+    done = torch.zeros(batch, dtype=torch.bool, device=device)
+    cache = [] if use_cache else None
+    for t in range(int(limits.max())):
+        log_probs = _step_log_probs(model, ys, encoded, cache)  # (B*K, V)
+        at_limit = (t + 1 >= limits)[:, None]
+        eos_only = torch.full_like(log_probs, float("-inf"))
+        eos_only[:, eos_id] = 0.0
+        log_probs = torch.where(at_limit, eos_only, log_probs)  # past the length limit only eos remains
+        vocab = log_probs.size(-1)
+        candidates = (scores.view(-1, 1) + log_probs).view(batch, k * vocab)
+        top_scores, top_index = candidates.topk(2 * k, dim=-1)  # (B, 2K)
+        top_beams, top_tokens = top_index // vocab, top_index % vocab
+        is_eos = top_tokens.eq(eos_id)
+        for b, rank in is_eos.nonzero().tolist():
+            if done[b] or rank >= k:  # an eos ranked below the k best cannot beat the live beams
+                continue
+            beam_row = b * k + int(top_beams[b, rank])
+            tokens = ys[beam_row, 1:].tolist()
+            finished[b].append((float(top_scores[b, rank]) / length_penalty(len(tokens) + 1, alpha), tokens))
+        live_scores = top_scores.masked_fill(is_eos, float("-inf"))
+        scores, pick = live_scores.topk(k, dim=-1)  # (B, K)
+        beam_index = (top_beams.gather(1, pick) + torch.arange(batch, device=device)[:, None] * k).view(-1)
+        ys = torch.cat([ys.index_select(0, beam_index), top_tokens.gather(1, pick).view(-1, 1)], dim=1)
+        if cache is not None:
+            reorder_cache(cache, beam_index)
+        done |= torch.tensor([len(f) >= k for f in finished], device=device)
+        if bool(done.all()):
+            break
+    results = []
+    for b in range(batch):
+        if finished[b]:
+            results.append(max(finished[b], key=lambda item: item[0])[1])
+        else:
+            results.append(ys[b * k, 1:].tolist())
+    return results

@@ -1,0 +1,127 @@
+"""The three contracts a positional encoding can fulfil.
+
+An encoding is an ``nn.Module`` built with ``d_model`` and ``n_heads`` (plus its own hyperparameters) that offers:
+
+1. ``embed(x, positions, side)``: an absolute term merged into the token embeddings (the *table* contract);
+2. ``attention_terms(kind, q_positions, k_positions)``: an :class:`AttentionTerms` for one kind of attention
+   (``"encoder"``, ``"decoder"`` self-attention or ``"cross"``), holding an additive logit *bias* and/or a
+   *rotation* of q and k (and, for relative encodings, a content-dependent logit term and a value term).
+
+The model calls each once per forward pass and shares the result across all layers. Attention only ever sees an
+``AttentionTerms``; it never knows the encoding's name. The base class contributes nothing (that is NoPE).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Optional
+
+import torch
+from torch import Tensor, nn
+
+SIDES = ("encoder", "decoder")
+ATTENTION_KINDS = ("encoder", "decoder", "cross")
+
+
+@dataclass
+class AttentionTerms:
+    """Position terms for one kind of attention. Every field is optional; None means "contributes nothing".
+
+    Shapes: q is (B, H, Tq, Dh), k is (B, H, Tk, Dh), probabilities are (B, H, Tq, Tk).
+    """
+
+    # Additive logit bias broadcastable to (B, H, Tq, Tk); independent of content (T5, ALiBi, ...).
+    bias: Optional[Tensor] = None
+    # (q, k) -> (q, k): rotations and scalings applied after projection (RoPE, xPos).
+    rotate: Optional[Callable[[Tensor, Tensor], tuple[Tensor, Tensor]]] = None
+    # (q, k) -> logits (B, H, Tq, Tk) added before softmax: content-to-position terms (Shaw, XL, DeBERTa).
+    content_bias: Optional[Callable[[Tensor, Tensor], Tensor]] = None
+    # probs -> probs: reweighting after softmax (URPE).
+    reweight: Optional[Callable[[Tensor], Tensor]] = None
+    # probs -> (B, H, Tq, Dh) added to the attention output (Shaw's value term).
+    value_term: Optional[Callable[[Tensor], Tensor]] = None
+
+    @property
+    def needs_weights(self) -> bool:
+        """True when the attention probabilities must be materialised (no fused kernel)."""
+        return self.reweight is not None or self.value_term is not None
+
+
+NO_TERMS = AttentionTerms()
+
+
+class PositionalEncoding(nn.Module):
+    """Base class: no positional information (NoPE). Subclasses override the contract(s) they fulfil.
+
+    ``positions`` are LongTensors of shape (T,) shared by the batch, or (B, T) when an ablation permutes them.
+    """
+
+    def __init__(self, d_model: int, n_heads: int, **_unused) -> None:
+        super().__init__()
+        self.d_model = d_model
+        self.n_heads = n_heads
+
+    # -- contract 1: absolute term at the embeddings ---------------------------------------------------------------
+    def embed(self, x: Tensor, positions: Tensor, side: str) -> Tensor:
+        """x: (B, T, d_model) scaled token embeddings -> (B, T, d_model)."""
+        return x
+
+    # -- contracts 2 and 3: bias on logits / transform of q and k --------------------------------------------------
+    def attention_terms(self, kind: str, q_positions: Tensor, k_positions: Tensor) -> AttentionTerms:
+        return NO_TERMS
+
+    # -- introspection, for ablations, checks and pictures ---------------------------------------------------------
+    def table(self, positions: Tensor) -> Optional[Tensor]:
+        """The (T, d_model) absolute table at these positions, or None if the encoding has none."""
+        return None
+
+    @property
+    def max_positions(self) -> Optional[int]:
+        """Longest sequence the encoding can represent, or None when unbounded."""
+        return None
+
+    def check_length(self, length: int, what: str) -> None:
+        """Raise a clear error when `length` tokens cannot be represented."""
+        limit = self.max_positions
+        if limit is not None and length > limit:
+            raise ValueError(
+                f"{type(self).__name__} represents at most {limit} positions, but {what} has {length} tokens; "
+                f"raise encoding.max_positions or shorten the input (data.max_tokens_per_sentence)."
+            )
+
+
+class AbsoluteEncoding(PositionalEncoding):
+    """An encoding that is a (positions x d_model) table merged into the embeddings.
+
+    merge: "add" (x + PE, Vaswani 2017), "mul" (x * (1 + PE)) or "concat" (the last ``d_pe`` dims of x replaced
+    by PE, so the width stays d_model; bert4keras' concat mode on a narrower token embedding).
+    """
+
+    MERGES = ("add", "mul", "concat")
+
+    def __init__(self, d_model: int, n_heads: int, merge: str = "add", d_pe: Optional[int] = None, **kw) -> None:
+        super().__init__(d_model, n_heads, **kw)
+        if merge not in self.MERGES:
+            raise ValueError(f"encoding.merge={merge!r} is not allowed; choose one of {list(self.MERGES)}")
+        self.merge = merge
+        self.d_pe = d_model if merge != "concat" else (d_pe or d_model // 2)
+        if not 0 < self.d_pe <= d_model:
+            raise ValueError(f"encoding.d_pe={d_pe} must be in [1, d_model={d_model}]")
+        self.table_transform: Optional[Callable[[Tensor], Tensor]] = None  # set by ablations (zero_dims, scale)
+
+    def compute_table(self, positions: Tensor) -> Tensor:
+        """positions (..., T) -> (..., T, width) where width = d_pe for concat, else d_model."""
+        raise NotImplementedError
+
+    def table(self, positions: Tensor) -> Tensor:
+        pe = self.compute_table(positions)
+        if self.table_transform is not None:
+            pe = self.table_transform(pe)
+        return pe
+
+    def embed(self, x: Tensor, positions: Tensor, side: str) -> Tensor:
+        pe = self.table(positions).to(x.dtype)  # (T, d) or (B, T, d)
+        if self.merge == "add":
+            return x + pe
+        if self.merge == "mul":
+            return x * (1 + pe)
+        return torch.cat([x[..., : self.d_model - self.d_pe], pe.expand(*x.shape[:-1], self.d_pe)], dim=-1)

@@ -1,0 +1,63 @@
+"""`python -m translate.evaluate checkpoint=PATH`: translate a split with a checkpoint and score it.
+
+Writes metrics.json (BLEU and chrF with sacreBLEU signatures, sentence count) and <split>.hyp.txt.
+"""
+from __future__ import annotations
+
+import logging
+import sys
+from pathlib import Path
+
+import hydra
+from omegaconf import DictConfig
+
+from translate.checkpoints import load_model
+from translate.config import ConfigError, validate_decode
+from translate.data.pipeline import prepare_data
+from translate.decoding.translator import DecodeSettings, Translator
+from translate.evaluation.evaluate_split import score_split, write_results
+from translate.training.checkpoint import CheckpointError
+from translate.training.device import pick_device
+
+log = logging.getLogger("translate.evaluate")
+CONF_DIR = str(Path(__file__).resolve().parents[1] / "conf")
+
+
+def output_dir(cfg: DictConfig) -> Path:
+    if cfg.output_dir:
+        return Path(cfg.output_dir)
+    return Path(cfg.checkpoint).parent / f"eval-{cfg.split}-beam{cfg.decode.beam_size}"
+
+
+def evaluate(cfg: DictConfig) -> tuple[dict, Path]:
+    validate_decode(cfg)
+    if cfg.split not in ("train", "valid", "test"):
+        raise ConfigError(f"split={cfg.split!r} is not allowed: expected one of ['train', 'valid', 'test']")
+    device = pick_device(cfg.device)
+    loaded = load_model(cfg.checkpoint, device)
+    data_cfg = loaded.config.data
+    if cfg.data_path:
+        data_cfg.path = cfg.data_path
+    data = prepare_data(data_cfg, tokenizer=loaded.tokenizer)
+    translator = Translator(loaded.model, loaded.tokenizer, DecodeSettings.from_config(cfg.decode), device)
+    metrics, hyps = score_split(translator, data.splits[cfg.split])
+    metrics.update(split=cfg.split, checkpoint=str(cfg.checkpoint), step=loaded.step,
+                   beam_size=cfg.decode.beam_size)
+    out = output_dir(cfg)
+    write_results(out, cfg.split, metrics, hyps)
+    return metrics, out
+
+
+@hydra.main(config_path=CONF_DIR, config_name="evaluate", version_base="1.3")
+def main(cfg: DictConfig) -> None:
+    try:
+        metrics, out = evaluate(cfg)
+    except (ConfigError, CheckpointError, ValueError, FileNotFoundError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        sys.exit(2)
+    print(f"{cfg.split} BLEU {metrics['bleu']:.2f}  chrF {metrics['chrf']:.2f}  ({metrics['sentences']} sentences)")
+    print(f"written: {out / 'metrics.json'}")
+
+
+if __name__ == "__main__":
+    main()

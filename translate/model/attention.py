@@ -1,0 +1,90 @@
+"""Multi-head attention that takes position terms as data (a bias, a q/k transform) and never encoding names.
+
+`attend` is the maths: the fused `scaled_dot_product_attention` kernel when no one needs the probabilities, and an
+explicit path that returns them (annotated-transformer style) when they are asked for or an encoding must touch them.
+"""
+from __future__ import annotations
+
+import math
+from typing import Optional
+
+import torch
+import torch.nn.functional as F
+from torch import Tensor, nn
+
+from translate.encodings.base import NO_TERMS, AttentionTerms
+
+
+def attend(q: Tensor, k: Tensor, v: Tensor, logit_bias: Optional[Tensor], terms: AttentionTerms,
+           dropout_p: float, need_weights: bool) -> tuple[Tensor, Optional[Tensor]]:
+    """q (B, H, Tq, Dh), k and v (B, H, Tk, Dh), logit_bias broadcastable to (B, H, Tq, Tk) (mask + static bias).
+
+    Returns the output (B, H, Tq, Dh) and the probabilities (B, H, Tq, Tk) when needed, else None.
+    """
+    if terms.rotate is not None:
+        q, k = terms.rotate(q, k)
+    if terms.content_bias is not None:
+        extra = terms.content_bias(q, k)
+        logit_bias = extra if logit_bias is None else logit_bias + extra
+    if not (need_weights or terms.needs_weights):
+        if logit_bias is not None:
+            logit_bias = logit_bias.to(q.dtype)
+        return F.scaled_dot_product_attention(q, k, v, attn_mask=logit_bias, dropout_p=dropout_p), None
+    scores = torch.matmul(q, k.transpose(-2, -1)) / math.sqrt(q.size(-1))  # (B, H, Tq, Tk)
+    if logit_bias is not None:
+        scores = scores + logit_bias
+    probs = scores.float().softmax(dim=-1).to(q.dtype)
+    if terms.reweight is not None:
+        probs = terms.reweight(probs)
+    dropped = F.dropout(probs, dropout_p) if dropout_p > 0 else probs
+    out = torch.matmul(dropped, v)
+    if terms.value_term is not None:
+        out = out + terms.value_term(dropped)
+    return out, probs
+
+
+class MultiHeadAttention(nn.Module):
+    """Self-attention (source is None) or cross-attention (source is the encoder memory).
+
+    cache: a dict owned by the caller for incremental decoding. Self-attention appends this step's keys and values;
+    cross-attention computes the memory's keys and values once.
+    """
+
+    def __init__(self, d_model: int, n_heads: int, dropout: float, cross: bool) -> None:
+        super().__init__()
+        self.n_heads = n_heads
+        self.cross = cross
+        self.dropout = dropout
+        if cross:
+            self.q_proj = nn.Linear(d_model, d_model)
+            self.kv_proj = nn.Linear(d_model, 2 * d_model)
+        else:
+            self.qkv_proj = nn.Linear(d_model, 3 * d_model)
+        self.out_proj = nn.Linear(d_model, d_model)
+
+    def _heads(self, x: Tensor) -> Tensor:
+        b, t, _ = x.shape  # (B, T, d) -> (B, H, T, Dh)
+        return x.view(b, t, self.n_heads, -1).transpose(1, 2)
+
+    def forward(self, x: Tensor, source: Optional[Tensor] = None, logit_bias: Optional[Tensor] = None,
+                terms: AttentionTerms = NO_TERMS, cache: Optional[dict] = None,
+                need_weights: bool = False) -> tuple[Tensor, Optional[Tensor]]:
+        if self.cross:
+            q = self._heads(self.q_proj(x))
+            if cache is not None and "k" in cache:
+                k, v = cache["k"], cache["v"]
+            else:
+                k, v = (self._heads(t) for t in self.kv_proj(source).chunk(2, dim=-1))
+                if cache is not None:
+                    cache["k"], cache["v"] = k, v
+        else:
+            q, k, v = (self._heads(t) for t in self.qkv_proj(x).chunk(3, dim=-1))
+            if cache is not None:
+                if "k" in cache:
+                    k = torch.cat([cache["k"], k], dim=2)
+                    v = torch.cat([cache["v"], v], dim=2)
+                cache["k"], cache["v"] = k, v
+        dropout_p = self.dropout if self.training else 0.0
+        out, probs = attend(q, k, v, logit_bias, terms, dropout_p, need_weights)
+        b, h, t, dh = out.shape
+        return self.out_proj(out.transpose(1, 2).reshape(b, t, h * dh)), probs

@@ -1,0 +1,95 @@
+"""`python -m translate.train [overrides]`: train, then evaluate on the test split.
+
+Examples:
+    python -m translate.train encoding=rope model=small
+    python -m translate.train data=multi30k train.max_minutes=60
+    python -m translate.train hydra.run.dir=runs/mine train.resume=auto      # continue an interrupted run
+"""
+from __future__ import annotations
+
+import logging
+import os
+import sys
+from pathlib import Path
+
+import hydra
+import torch
+from hydra.core.hydra_config import HydraConfig
+from omegaconf import DictConfig, OmegaConf
+
+from translate.config import ConfigError, validate_config
+from translate.data.pipeline import prepare_data
+from translate.evaluation.evaluate_split import score_split, write_results
+from translate.training.checkpoint import CheckpointError, atomic_write_text
+from translate.training.device import make_runtime
+from translate.training.trainer import Trainer
+
+log = logging.getLogger("translate.train")
+CONF_DIR = str(Path(__file__).resolve().parents[1] / "conf")
+
+
+def resume_path(setting: str | None, run_dir: Path) -> Path | None:
+    if not setting:
+        return None
+    if setting == "auto":
+        last = run_dir / "last.pt"
+        return last if last.exists() else None
+    path = Path(setting)
+    if not path.exists():
+        raise ConfigError(f"train.resume={setting!r}: no such checkpoint; allowed: null, auto or an existing path")
+    return path
+
+
+def make_callbacks(cfg: DictConfig) -> list:
+    """Report plug-ins run at validation and at the end (see translate.training.trainer)."""
+    return []
+
+
+def run(cfg: DictConfig, run_dir: Path) -> dict:
+    """Train and test; returns the test metrics. Shared by the CLI and the tests."""
+    validate_config(cfg)
+    if cfg.train.num_threads:
+        torch.set_num_threads(cfg.train.num_threads)
+    runtime = make_runtime(cfg.train.device, cfg.train.precision)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(run_dir / "config.yaml", OmegaConf.to_yaml(cfg, resolve=True))
+    data = prepare_data(cfg.data)
+    trainer = Trainer(cfg, data, runtime, run_dir, make_callbacks(cfg))
+    checkpoint = resume_path(cfg.train.resume, run_dir)
+    if checkpoint:
+        trainer.resume(checkpoint)
+    trainer.train()
+    best = run_dir / "best.pt"
+    if best.exists():  # test the checkpoint chosen on valid BLEU
+        trainer.model.load_state_dict(torch.load(best, map_location="cpu", weights_only=False)["model"])
+    metrics, hyps = score_split(trainer.translator, data.splits["test"])
+    metrics.update(split="test", corpus=cfg.data.name, encoding=cfg.encoding.name, ablation=cfg.ablation.name,
+                   model=cfg.model.name, steps=trainer.progress.step, train_minutes=round(
+                       trainer.progress.train_seconds / 60, 2), target_tokens_per_s=round(
+                       trainer.tokens_per_second(), 1), parameters=sum(p.numel() for p in trainer.model.parameters()),
+                   checkpoint=str(best if best.exists() else run_dir / "last.pt"))
+    if runtime.is_main:
+        write_results(run_dir, "test", metrics, hyps)
+        if trainer.writer:
+            trainer.writer.add_scalar("test/bleu", metrics["bleu"], trainer.progress.step)
+            trainer.writer.add_scalar("test/chrf", metrics["chrf"], trainer.progress.step)
+            trainer.writer.close()
+    return metrics
+
+
+@hydra.main(config_path=CONF_DIR, config_name="config", version_base="1.3")
+def main(cfg: DictConfig) -> None:
+    run_dir = Path(HydraConfig.get().runtime.output_dir)
+    try:
+        metrics = run(cfg, run_dir)
+    except (ConfigError, CheckpointError, ValueError, FileNotFoundError) as error:
+        log.error("%s", error)
+        print(f"error: {error}", file=sys.stderr)
+        sys.exit(2)
+    print(f"test BLEU {metrics['bleu']:.2f}  chrF {metrics['chrf']:.2f}  ({metrics['sentences']} sentences, "
+          f"{metrics['steps']} steps, {metrics['target_tokens_per_s']:.0f} target tokens/s)")
+    print(f"run folder: {os.path.relpath(run_dir)}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,49 @@
+"""Device, precision and distributed set-up, chosen once at start-up."""
+from __future__ import annotations
+
+import contextlib
+import os
+from dataclasses import dataclass
+
+import torch
+
+
+@dataclass
+class Runtime:
+    device: torch.device
+    autocast_dtype: "torch.dtype | None"   # None: full fp32
+    rank: int = 0
+    world_size: int = 1
+
+    @property
+    def is_main(self) -> bool:
+        return self.rank == 0
+
+    def autocast(self):
+        if self.autocast_dtype is None:
+            return contextlib.nullcontext()
+        return torch.autocast(self.device.type, dtype=self.autocast_dtype)
+
+
+def pick_device(name: str) -> torch.device:
+    if name != "auto":
+        if name == "cuda" and not torch.cuda.is_available():
+            raise ValueError("train.device=cuda but no CUDA device is available; allowed here: auto, cpu")
+        if name == "mps" and not torch.backends.mps.is_available():
+            raise ValueError("train.device=mps but MPS is not available; allowed here: auto, cpu")
+        return torch.device(name)
+    if torch.cuda.is_available():
+        return torch.device("cuda", int(os.environ.get("LOCAL_RANK", 0)))
+    if torch.backends.mps.is_available():
+        return torch.device("mps")
+    return torch.device("cpu")
+
+
+def make_runtime(device_name: str, precision: str) -> Runtime:
+    device = pick_device(device_name)
+    if precision == "auto":
+        dtype = torch.bfloat16 if device.type == "cuda" else None
+    else:
+        dtype = torch.bfloat16 if precision == "bf16" else None
+    rank, world = int(os.environ.get("RANK", 0)), int(os.environ.get("WORLD_SIZE", 1))
+    return Runtime(device, dtype, rank, world)

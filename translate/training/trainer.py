@@ -1,0 +1,254 @@
+"""The training loop: token-budget batches, AdamW + inverse-sqrt warm-up, validation, checkpoints, TensorBoard.
+
+Callbacks (objects with any of on_start / on_validate / on_end, taking the trainer) plug reports in without
+touching the loop.
+"""
+from __future__ import annotations
+
+import logging
+import math
+import random
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Optional
+
+import torch
+from omegaconf import DictConfig, OmegaConf
+from torch.utils.tensorboard import SummaryWriter
+from tqdm import tqdm
+
+from translate.config import check_fits
+from translate.data.batching import collate, make_batches, padding_fraction
+from translate.data.pipeline import PreparedData
+from translate.decoding.translator import DecodeSettings, Translator
+from translate.evaluation.evaluate_split import score_split
+from translate.model.builder import build_model
+from translate.training.checkpoint import (CheckpointError, check_compatible, load_checkpoint, save_checkpoint)
+from translate.training.device import Runtime
+from translate.training.loss import sequence_loss
+from translate.training.schedule import inverse_sqrt_schedule
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Progress:
+    """Where training stands; saved in every checkpoint so a resumed run continues exactly."""
+
+    step: int = 0
+    epoch: int = 0
+    batch_in_epoch: int = 0       # batches of `epoch` already trained on
+    target_tokens: int = 0
+    train_seconds: float = 0.0    # in training steps (for tokens/s)
+    valid_seconds: float = 0.0    # in validation (counted in the time budget too)
+    best_bleu: float = -1.0
+    skipped_steps: int = 0
+
+
+def rng_state() -> dict:
+    return {"torch": torch.get_rng_state(), "python": random.getstate()}
+
+
+def set_rng_state(state: dict) -> None:
+    torch.set_rng_state(state["torch"])
+    random.setstate(state["python"])
+
+
+class Trainer:
+    def __init__(self, cfg: DictConfig, data: PreparedData, runtime: Runtime, run_dir: Path,
+                 callbacks: Optional[list] = None) -> None:
+        self.cfg, self.data, self.runtime, self.run_dir = cfg, data, runtime, Path(run_dir)
+        self.train_cfg = cfg.train
+        self.tokenizer = data.tokenizer
+        self.callbacks = callbacks or []
+        torch.manual_seed(cfg.seed)
+        random.seed(cfg.seed)
+        self.model = build_model(cfg, len(self.tokenizer), self.tokenizer.pad_id).to(runtime.device)
+        for name, split in data.splits.items():
+            src_lens, tgt_lens = split.lengths()
+            check_fits(self.model.encoding, max(max(src_lens), max(tgt_lens) + 1), name)
+        self.optimizer = torch.optim.AdamW(self.model.parameters(), lr=cfg.train.lr, betas=tuple(cfg.train.betas),
+                                           weight_decay=cfg.train.weight_decay,
+                                           fused=runtime.device.type == "cuda" or None)
+        self.scheduler = inverse_sqrt_schedule(self.optimizer, cfg.train.warmup_steps)
+        self.progress = Progress()
+        self.translator = Translator(self.model, self.tokenizer, DecodeSettings.from_config(cfg.decode),
+                                     runtime.device)
+        self.writer = SummaryWriter(str(self.run_dir / "tb")) if runtime.is_main else None
+        self.train_src, self.train_tgt = data.splits["train"].src, data.splits["train"].tgt
+        self.train_lens = data.splits["train"].lengths()
+
+    # -- checkpoints -----------------------------------------------------------------------------------------------
+    def state(self) -> dict:
+        return {
+            "config": OmegaConf.to_container(self.cfg, resolve=True),
+            "tokenizer": self.tokenizer.model_proto,
+            "model": self.model.state_dict(),
+            "optimizer": self.optimizer.state_dict(),
+            "scheduler": self.scheduler.state_dict(),
+            "progress": asdict(self.progress),
+            "rng": rng_state(),
+        }
+
+    def save(self, name: str) -> Path:
+        path = self.run_dir / name
+        if self.runtime.is_main:
+            save_checkpoint(path, self.state())
+        return path
+
+    def resume(self, path: Path) -> None:
+        state = load_checkpoint(path)
+        check_compatible(state["config"], OmegaConf.to_container(self.cfg, resolve=True), path)
+        if state["tokenizer"] != self.tokenizer.model_proto:
+            raise CheckpointError(f"checkpoint {path} was trained with another SentencePiece model (data settings "
+                                  f"changed); start a new run folder")
+        self.model.load_state_dict(state["model"])
+        self.optimizer.load_state_dict(state["optimizer"])
+        self.scheduler.load_state_dict(state["scheduler"])
+        self.progress = Progress(**state["progress"])
+        set_rng_state(state["rng"])
+        log.info("resumed from %s at step %d", path, self.progress.step)
+
+    # -- data order ------------------------------------------------------------------------------------------------
+    def epoch_batches(self, epoch: int) -> list[list[int]]:
+        """This rank's batches of `epoch`: the same for every run with the same seed."""
+        t = self.train_cfg
+        batches = make_batches(*self.train_lens, t.max_tokens, seed=self.cfg.seed * 100_003 + epoch,
+                               max_sentences=t.max_sentences)
+        world, rank = self.runtime.world_size, self.runtime.rank
+        return batches[rank::world][: len(batches) // world] if world > 1 else batches
+
+    # -- one step --------------------------------------------------------------------------------------------------
+    def train_step(self, indices: list[int]) -> Optional[dict]:
+        tok = self.tokenizer
+        batch = collate(self.train_src, self.train_tgt, indices, tok.pad_id, tok.bos_id, tok.eos_id)
+        batch = batch.to(self.runtime.device, non_blocking=True)
+        self.model.train()
+        with self.runtime.autocast():
+            hidden = self.model(batch.src, batch.tgt_in)
+            result = sequence_loss(self.model, hidden, batch.tgt_out, tok.pad_id, self.train_cfg.label_smoothing)
+        self.optimizer.zero_grad(set_to_none=True)
+        (result.loss / result.tokens).backward()
+        clip = self.train_cfg.clip_norm
+        grad_norm = torch.nn.utils.clip_grad_norm_(self.model.parameters(), clip if clip else float("inf"))
+        if not (torch.isfinite(result.loss) and torch.isfinite(grad_norm)):
+            self.progress.skipped_steps += 1
+            log.warning("step %d: non-finite loss or gradient, step skipped (%d so far)", self.progress.step,
+                        self.progress.skipped_steps)
+            return None
+        self.optimizer.step()
+        self.scheduler.step()
+        return {"loss": result.loss.item() / result.tokens, "nll": result.nll.item() / result.tokens,
+                "tokens": result.tokens, "grad_norm": float(grad_norm)}
+
+    # -- validation ------------------------------------------------------------------------------------------------
+    @torch.no_grad()
+    def valid_loss(self) -> dict:
+        split, tok = self.data.splits["valid"], self.tokenizer
+        self.model.eval()
+        total_nll, total_tokens = 0.0, 0
+        src_lens, tgt_lens = split.lengths()
+        for indices in make_batches(src_lens, tgt_lens, self.train_cfg.max_tokens, seed=0, shuffle=False):
+            batch = collate(split.src, split.tgt, indices, tok.pad_id, tok.bos_id, tok.eos_id).to(self.runtime.device)
+            with self.runtime.autocast():
+                hidden = self.model(batch.src, batch.tgt_in)
+                result = sequence_loss(self.model, hidden, batch.tgt_out, tok.pad_id, 0.0)
+            total_nll += float(result.nll)
+            total_tokens += result.tokens
+        nll = total_nll / max(total_tokens, 1)
+        return {"loss": nll, "ppl": math.exp(min(nll, 50))}
+
+    def validate(self) -> dict:
+        started = time.perf_counter()
+        metrics = self.valid_loss()
+        scores, hyps = score_split(self.translator, self.data.splits["valid"], self.train_cfg.valid_bleu_limit)
+        metrics.update(bleu=scores["bleu"], chrf=scores["chrf"])
+        step = self.progress.step
+        if self.writer:
+            for key, value in metrics.items():
+                self.writer.add_scalar(f"valid/{key}", value, step)
+            pairs = self.data.splits["valid"].pairs
+            samples = "\n\n".join(f"**fr**: {pairs[i].fr}  \n**ref**: {pairs[i].en}  \n**hyp**: {hyps[i]}"
+                                  for i in range(min(self.train_cfg.samples, len(hyps))))
+            self.writer.add_text("valid/samples", samples, step)
+        log.info("step %d valid: loss %.3f ppl %.2f BLEU %.2f chrF %.2f", step, metrics["loss"], metrics["ppl"],
+                 metrics["bleu"], metrics["chrf"])
+        if metrics["bleu"] > self.progress.best_bleu:
+            self.progress.best_bleu = metrics["bleu"]
+            self.save("best.pt")
+        for callback in self.callbacks:
+            if hasattr(callback, "on_validate"):
+                callback.on_validate(self)
+        self.progress.valid_seconds += time.perf_counter() - started
+        return metrics
+
+    # -- the loop --------------------------------------------------------------------------------------------------
+    def out_of_budget(self) -> bool:
+        t, p = self.train_cfg, self.progress
+        minutes = t.get("max_minutes")
+        return p.step >= t.max_steps or p.epoch >= t.max_epochs or bool(minutes and p.train_seconds + p.valid_seconds >= 60 * minutes)
+
+    def log_step(self, stats: dict, tokens: int, seconds: float) -> None:
+        step = self.progress.step
+        if self.writer:
+            self.writer.add_scalar("train/loss", stats["loss"], step)
+            self.writer.add_scalar("train/lr", self.scheduler.get_last_lr()[0], step)
+            self.writer.add_scalar("train/grad_norm", stats["grad_norm"], step)
+            self.writer.add_scalar("train/target_tokens_per_s", tokens / max(seconds, 1e-9), step)
+
+    def train(self) -> None:
+        t = self.train_cfg
+        for callback in self.callbacks:
+            if hasattr(callback, "on_start"):
+                callback.on_start(self)
+        pad = padding_fraction(self.epoch_batches(self.progress.epoch), self.train_lens[1])
+        log.info("model: %d parameters; target padding %.1f%% of batch tokens",
+                 sum(p.numel() for p in self.model.parameters()), 100 * pad)
+        bar = tqdm(total=t.max_steps, initial=self.progress.step, disable=not self.runtime.is_main or None,
+                   dynamic_ncols=True)
+        window_tokens, window_start = 0, time.perf_counter()
+        while not self.out_of_budget():
+            batches = self.epoch_batches(self.progress.epoch)
+            while self.progress.batch_in_epoch < len(batches) and not self.out_of_budget():
+                started = time.perf_counter()
+                stats = self.train_step(batches[self.progress.batch_in_epoch])
+                self.progress.batch_in_epoch += 1
+                self.progress.train_seconds += time.perf_counter() - started
+                if stats is None:
+                    continue
+                self.progress.step += 1
+                self.progress.target_tokens += stats["tokens"]
+                window_tokens += stats["tokens"]
+                bar.update(1)
+                if self.progress.step % t.log_every == 0:
+                    elapsed = time.perf_counter() - window_start
+                    self.log_step(stats, window_tokens, elapsed)
+                    bar.set_postfix(loss=f"{stats['loss']:.3f}", lr=f"{self.scheduler.get_last_lr()[0]:.2e}",
+                                    tok_s=f"{window_tokens / max(elapsed, 1e-9):.0f}",
+                                    min_left=f"{self.minutes_left():.1f}")
+                    window_tokens, window_start = 0, time.perf_counter()
+                if self.progress.step % t.valid_every == 0:
+                    self.validate()
+                    window_start = time.perf_counter()
+                if self.progress.step % t.save_every == 0:
+                    self.save("last.pt")
+            if self.progress.batch_in_epoch >= len(batches):
+                self.progress.epoch += 1
+                self.progress.batch_in_epoch = 0
+        bar.close()
+        if self.progress.step % t.valid_every:
+            self.validate()
+        self.save("last.pt")
+        for callback in self.callbacks:
+            if hasattr(callback, "on_end"):
+                callback.on_end(self)
+        if self.writer:
+            self.writer.flush()
+
+    def minutes_left(self) -> float:
+        minutes = self.train_cfg.get("max_minutes")
+        return max(0.0, minutes - (self.progress.train_seconds + self.progress.valid_seconds) / 60) if minutes else float("nan")
+
+    def tokens_per_second(self) -> float:
+        return self.progress.target_tokens / max(self.progress.train_seconds, 1e-9)
