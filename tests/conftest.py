@@ -1,0 +1,50 @@
+"""Shared fixtures: composed configs and a small real Tatoeba slice (cached per test session)."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+import torch
+from hydra import compose, initialize_config_dir
+
+CONF_DIR = str(Path(__file__).resolve().parents[1] / "conf")
+
+torch.set_num_threads(min(2, os.cpu_count() or 1))
+
+
+def make_config(*overrides: str, config_name: str = "config"):
+    """Compose conf/<config_name>.yaml with Hydra overrides, as the command line would."""
+    with initialize_config_dir(config_dir=CONF_DIR, version_base="1.3"):
+        return compose(config_name=config_name, overrides=list(overrides))
+
+
+TINY_RUN = (
+    "model=tiny", "data.train_limit=2000", "data.valid_limit=100", "data.test_limit=100",
+    "data.tokenizer.vocab_size=1000", "train.max_steps=20", "train.valid_every=10", "train.log_every=5",
+    "train.save_every=10", "train.max_tokens=1500", "train.warmup_steps=10", "train.valid_bleu_limit=50",
+    "train.max_minutes=null",
+)
+
+
+@pytest.fixture(scope="session")
+def cache_dir(tmp_path_factory) -> Path:
+    """One SentencePiece/tokenized cache for the whole session."""
+    return tmp_path_factory.mktemp("cache")
+
+
+@pytest.fixture
+def tiny_config(cache_dir):
+    """A tiny, fast training config on a 2,000-pair Tatoeba slice; pass extra overrides as arguments."""
+    def build(*overrides: str):
+        return make_config(*TINY_RUN, f"data.cache_dir={cache_dir}", *overrides)
+    return build
+
+
+@pytest.fixture(scope="session")
+def tiny_data(cache_dir):
+    """PreparedData of the tiny slice (SentencePiece vocabulary 1,000)."""
+    from translate.data.pipeline import prepare_data
+
+    cfg = make_config(*TINY_RUN, f"data.cache_dir={cache_dir}")
+    return prepare_data(cfg.data)
