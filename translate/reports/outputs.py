@@ -1,0 +1,64 @@
+"""Where a `by_length` report goes besides metrics.json: a markdown table, TensorBoard scalars and a bar chart."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+from matplotlib.figure import Figure
+
+from translate.reports.figures import new_figure, to_image
+from translate.training.checkpoint import atomic_write_text
+
+SCALARS = ("bleu", "chrf", "length_ratio", "diagonal_share", "attention_entropy")
+COLUMNS = (("bucket", "bucket"), ("sentences", "sentences"), ("bleu", "BLEU"), ("bleu_ci", "BLEU 95% CI"),
+           ("chrf", "chrF"), ("chrf_ci", "chrF 95% CI"), ("length_ratio", "hyp/ref words"),
+           ("diagonal_share", "diagonal share"), ("attention_entropy", "entropy (nats)"))
+
+
+def _cell(value) -> str:
+    if value is None:
+        return "–"
+    if isinstance(value, list):
+        return f"[{value[0]:.2f}, {value[1]:.2f}]"
+    return f"{value:.2f}" if isinstance(value, float) else str(value)
+
+
+def markdown_table(by_length: dict, note: str = "") -> str:
+    lines = [f"# Test scores by length ({by_length['bucketed_by'].replace('_', ' ')})", ""]
+    if note:
+        lines += [note, ""]
+    lines.append("| " + " | ".join(title for _, title in COLUMNS) + " |")
+    lines.append("|" + "|".join("---" if key == "bucket" else "--:" for key, _ in COLUMNS) + "|")
+    lines += ["| " + " | ".join(_cell(row[key]) for key, _ in COLUMNS) + " |" for row in by_length["buckets"]]
+    lines += ["", "CI: 95% paired bootstrap over the bucket's sentences. Diagonal share: cross-attention mass within "
+              "±1 source token of the monotone diagonal. Entropy: of cross-attention rows, mean over heads and layers."]
+    return "\n".join(lines) + "\n"
+
+
+def bar_chart(by_length: dict) -> Figure:
+    """BLEU and chrF per bucket with their intervals; sentence counts under the bucket names."""
+    rows = by_length["buckets"]
+    fig, axes = new_figure(1, 1, 5.0, f"test scores by length ({by_length['bucketed_by'].replace('_', ' ')})")
+    ax, x, width = axes[0, 0], np.arange(len(rows)), 0.4
+    for offset, key, label in ((-width / 2, "bleu", "BLEU"), (width / 2, "chrf", "chrF")):
+        values = [r[key] or 0.0 for r in rows]
+        errors = np.array([[v - r[f"{key}_ci"][0], r[f"{key}_ci"][1] - v] if r[f"{key}_ci"] else [0.0, 0.0]
+                           for v, r in zip(values, rows)]).T.reshape(2, len(rows))
+        ax.bar(x + offset, values, width, yerr=errors, capsize=3, label=label)
+    ax.set_xticks(x, [f"{r['bucket']}\n(n={r['sentences']})" for r in rows], fontsize=8)
+    ax.set_xlabel(by_length["bucketed_by"].replace("_", " "))
+    ax.legend(fontsize=8)
+    return fig
+
+
+def write_by_length(by_length: dict, out_dir: Path, writer, step: int, draw_chart: bool, note: str = "") -> None:
+    """by_length.md in out_dir; scalars <metric>_by_length/<bucket> and the image by_length/bar_chart."""
+    atomic_write_text(Path(out_dir) / "by_length.md", markdown_table(by_length, note))
+    if writer is None:
+        return
+    for row in by_length["buckets"]:
+        for key in SCALARS:
+            if row[key] is not None:
+                writer.add_scalar(f"{key}_by_length/{row['bucket']}", row[key], step)
+    if draw_chart:
+        writer.add_image("by_length/bar_chart", to_image(bar_chart(by_length)), step, dataformats="HWC")

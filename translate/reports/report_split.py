@@ -1,0 +1,88 @@
+"""The length report of a decoded split: buckets, scores and alignment per bucket (the `by_length` entry of
+metrics.json), then its table, scalars and chart; and the pictures (attention maps, encoding) of a model."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+from omegaconf import DictConfig
+from torch.utils.tensorboard import SummaryWriter
+
+from translate.data.pipeline import TokenizedSplit
+from translate.decoding.translator import Translator
+from translate.reports.alignment import mean_by_bucket, sentence_alignment
+from translate.reports.attention_maps import Probe, choose_probes, log_attention_maps
+from translate.reports.bleu_by_length import scores_by_bucket
+from translate.reports.buckets import LENGTH_OF, Bucket, assign, make_buckets
+from translate.reports.encoding_pictures import log_encoding_pictures
+from translate.reports.outputs import write_by_length
+from translate.reports.settings import ReportSettings
+
+
+def split_buckets(settings: ReportSettings, split: TokenizedSplit, n: Optional[int] = None
+                  ) -> tuple[list[Bucket], list[int]]:
+    """The buckets (quantiles are taken over this split) and each of the first n sentences' bucket index."""
+    lengths = LENGTH_OF[settings.bucket_by](split)[:n]
+    buckets = make_buckets(settings.edges, settings.quantiles, lengths)
+    return buckets, assign(lengths, buckets)
+
+
+def by_length(settings: ReportSettings, translator: Translator, split: TokenizedSplit, hyps: list[str]) -> dict:
+    """hyps: detokenized translations of the first len(hyps) sentences of `split` (re-tokenized to read the
+    attention the model paid while writing them)."""
+    n = len(hyps)
+    buckets, bucket_of = split_buckets(settings, split, n)
+    refs = [p.en for p in split.pairs[:n]]
+    scores = scores_by_bucket(hyps, refs, bucket_of, len(buckets), settings.bootstrap_samples,
+                              settings.bootstrap_seed)
+    shares, entropies = sentence_alignment(translator.model, translator.tokenizer, split.src[:n],
+                                           translator.tokenizer.encode(hyps), translator.settings.batch_tokens)
+    diagonal = mean_by_bucket(shares, bucket_of, len(buckets))
+    entropy = mean_by_bucket(entropies, bucket_of, len(buckets))
+    return {"bucketed_by": settings.bucket_by, "buckets": [
+        {"bucket": b.name, "low": b.low, "high": b.high, **scores[k], "diagonal_share": diagonal[k],
+         "attention_entropy": entropy[k]} for k, b in enumerate(buckets)]}
+
+
+def training_lengths_note(data_cfg: DictConfig) -> str:
+    """A line for the table when training pairs were filtered by length (length extrapolation runs)."""
+    low, high = data_cfg.get("train_min_words"), data_cfg.get("train_max_words")
+    if low is None and high is None:
+        return ""
+    return (f"Training pairs: French sentences of {low or 1}–{high if high is not None else '∞'} words "
+            f"(data.train_min_words={low}, data.train_max_words={high}); other buckets show length extrapolation.")
+
+
+def report_split(settings: ReportSettings, translator: Translator, split: TokenizedSplit, hyps: list[str],
+                 out_dir: Optional[Path], writer, step: int, note: str = "") -> dict:
+    """Compute `by_length`; write by_length.md to out_dir and scalars and the bar chart to writer (either may be
+    None, e.g. on ranks other than the main one). Returns `by_length`."""
+    report = by_length(settings, translator, split, hyps)
+    if out_dir is not None:
+        write_by_length(report, out_dir, writer, step, "bar_chart" in settings.images, note)
+    return report
+
+
+def probes_for(settings: ReportSettings, translator: Translator, split: TokenizedSplit) -> list[Probe]:
+    buckets, bucket_of = split_buckets(settings, split)
+    return choose_probes(translator.tokenizer, split, bucket_of, buckets, settings.probes_per_bucket)
+
+
+def log_pictures(settings: ReportSettings, translator: Translator, probes: list[Probe], writer, step: int,
+                 encoding: bool) -> None:
+    """Attention maps of the probes and, when `encoding`, pictures of the model's positional encoding."""
+    log_attention_maps(writer, translator, probes, settings.images, step)
+    if encoding and "encoding" in settings.images:
+        log_encoding_pictures(writer, translator.model.encoding, settings.encoding_positions, step)
+
+
+def report_checkpoint(settings: ReportSettings, translator: Translator, split: TokenizedSplit, hyps: list[str],
+                      out_dir: Path, step: int, note: str = "") -> dict:
+    """Everything for an existing checkpoint (translate.evaluate), into a TensorBoard folder of its own: out_dir/tb."""
+    writer = SummaryWriter(str(Path(out_dir) / "tb"))
+    try:
+        report = report_split(settings, translator, split, hyps, out_dir, writer, step, note)
+        log_pictures(settings, translator, probes_for(settings, translator, split), writer, step, encoding=True)
+    finally:
+        writer.close()
+    return report
