@@ -96,6 +96,9 @@ class Tatoeba:
         path = self.zip_path(data_path)
         pairs = clean_pairs(self.read_lines(path, drops), drops, self.max_words)
         drops.log(str(path))
+        if not pairs:
+            raise CorpusError(f"{path}: the corpus is empty after filtering (dropped: {dict(drops.reasons)}); "
+                              f"check the file and data.corpus.max_words={self.max_words}")
         splits = split_by_english(pairs, self.valid_size, self.test_size, self.split_seed)
         splits.check_not_empty(self.name)
         return splits
