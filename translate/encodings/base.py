@@ -69,6 +69,19 @@ class PositionalEncoding(nn.Module):
     def attention_terms(self, kind: str, q_positions: Tensor, k_positions: Tensor) -> AttentionTerms:
         return NO_TERMS
 
+    # -- the positions this encoding sees ---------------------------------------------------------------------------
+    def sentence_positions(self, positions: Tensor, source_lengths: Tensor, side: str) -> Tensor:
+        """Token indices (T,) of one side -> the positions passed to `embed` and `attention_terms`.
+
+        source_lengths (B,) counts the source tokens of each sentence (no padding); it is known on both sides, also
+        while decoding. The default is the indices themselves. Overridden where a position depends on the sentence
+        (`normalized`: p / (L - 1), giving (B, T) floats) or by ablations (`shuffle`: a permutation per sentence).
+        The model calls this once per side and forward; masks always use the plain indices. On the decoder side the
+        mapping must be position-wise (an index gives the same value whatever the prefix), or cached decoding would
+        differ from uncached decoding.
+        """
+        return positions
+
     # -- introspection, for ablations, checks and pictures ---------------------------------------------------------
     def table(self, positions: Tensor) -> Optional[Tensor]:
         """The (T, d_model) absolute table at these positions, or None if the encoding has none."""

@@ -21,12 +21,20 @@ class Encoded:
 
     memory: Tensor            # (B, Ts, d)
     key_bias: Tensor          # (B, 1, 1, Ts): 0 for tokens, -inf for padding
-    positions: Tensor         # (Ts,)
+    positions: Tensor         # (Ts,), or (B, Ts) when they depend on the sentence: what the encoding saw
     weights: list = field(default_factory=list)  # per layer (B, H, Ts, Ts) when asked for
+    lengths: Optional[Tensor] = None  # (B,) source tokens per sentence, without padding
 
     def select(self, index: Tensor) -> "Encoded":
         """Rows `index` of the batch (beam search expands and reorders hypotheses)."""
-        return Encoded(self.memory.index_select(0, index), self.key_bias.index_select(0, index), self.positions)
+        positions = self.positions.index_select(0, index) if self.positions.dim() == 2 else self.positions
+        lengths = None if self.lengths is None else self.lengths.index_select(0, index)
+        return Encoded(self.memory.index_select(0, index), self.key_bias.index_select(0, index), positions,
+                       lengths=lengths)
+
+    def source_lengths(self) -> Tensor:
+        """(B,) source tokens per sentence (recomputed from the padding bias when not stored)."""
+        return self.lengths if self.lengths is not None else self.key_bias.isfinite().sum(-1).view(-1)
 
 
 @dataclass
@@ -94,7 +102,8 @@ class Transformer(nn.Module):
 
     def encode(self, src: Tensor, need_weights: bool = False) -> Encoded:
         """src (B, Ts) token ids."""
-        positions = torch.arange(src.size(1), device=src.device)
+        lengths = src.ne(self.pad_id).sum(1)  # (B,)
+        positions = self.encoding.sentence_positions(torch.arange(src.size(1), device=src.device), lengths, "encoder")
         key_bias = padding_bias(src, self.pad_id)
         terms = self.encoding.attention_terms("encoder", positions, positions)
         bias = add_bias(key_bias, terms)
@@ -103,16 +112,19 @@ class Transformer(nn.Module):
         for layer in self.encoder_layers:
             x, w = layer(x, bias, terms, need_weights)
             weights.append(w)
-        return Encoded(self.encoder_norm(x), key_bias, positions, weights if need_weights else [])
+        return Encoded(self.encoder_norm(x), key_bias, positions, weights if need_weights else [], lengths)
 
     def decode(self, tgt_in: Tensor, encoded: Encoded, cache: Optional[list] = None, start: int = 0,
                need_weights: bool = False) -> Decoded:
         """tgt_in (B, Tt) token ids starting at position `start` (> 0 only with a cache of earlier steps)."""
-        q_positions = torch.arange(start, start + tgt_in.size(1), device=tgt_in.device)
-        k_positions = torch.arange(start + tgt_in.size(1), device=tgt_in.device)
+        k_index = torch.arange(start + tgt_in.size(1), device=tgt_in.device)
+        q_index = k_index[start:]
+        # What the encoding sees: position-wise on this side, so the queries' are the keys' last Tt entries.
+        k_positions = self.encoding.sentence_positions(k_index, encoded.source_lengths(), "decoder")
+        q_positions = k_positions[..., start:]
         self_terms = self.encoding.attention_terms("decoder", q_positions, k_positions)
         cross_terms = self.encoding.attention_terms("cross", q_positions, encoded.positions)
-        causal = causal_bias(q_positions, k_positions) if tgt_in.size(1) > 1 else None
+        causal = causal_bias(q_index, k_index) if tgt_in.size(1) > 1 else None
         self_bias = add_bias(causal, self_terms)
         cross_bias = add_bias(encoded.key_bias, cross_terms)
         x = self._embed(self.tgt_embed, tgt_in, q_positions, "decoder")
