@@ -1,0 +1,126 @@
+"""What the encodings inside attention share: a base class and the maths of relative logits.
+
+Relative logits never hold a (B, H, Tq, Tk, Dh) tensor: queries meet the relative embeddings of the *distances
+present* (q·Rᵀ, (B, H, Tq, n)), and a gather (or Dai et al.'s relative shift) places them at each (i, j) pair.
+Shaw's value term is the mirror image: probabilities summed per distance, (B, H, Tq, n), times the table.
+
+Positions are LongTensors (T,), or (B, T) when an ablation permutes them; pairwise tensors are then (..., Tq, Tk).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import torch
+import torch.nn.functional as F
+from torch import Tensor
+
+from translate.encodings.base import ATTENTION_KINDS, NO_TERMS, AttentionTerms, PositionalEncoding
+
+
+def check(ok: bool, key: str, value, allowed: str) -> None:
+    """Refuse a bad hyperparameter, naming the key, the value and what is allowed."""
+    if not ok:
+        raise ValueError(f"encoding.{key}={value!r} is not allowed: expected {allowed}")
+
+
+class AttentionEncoding(PositionalEncoding):
+    """Base of the encodings that act inside attention (bias, rotation or attention term).
+
+    None of their papers defines decoder-to-source attention, so `cross_attention` (default false) decides whether
+    cross-attention gets the terms too. `kinds` lists the attentions that do, for per-kind parameters.
+    """
+
+    def __init__(self, d_model: int, n_heads: int, cross_attention: bool = False, **kw) -> None:
+        super().__init__(d_model, n_heads, **kw)
+        check(isinstance(cross_attention, bool), "cross_attention", cross_attention, "true or false")
+        check(d_model % n_heads == 0, "n_heads", n_heads, f"a divisor of d_model={d_model}")
+        self.cross_attention = cross_attention
+        self.head_dim = d_model // n_heads
+        self.kinds = ATTENTION_KINDS if cross_attention else ("encoder", "decoder")
+
+    def attention_terms(self, kind: str, q_positions: Tensor, k_positions: Tensor) -> AttentionTerms:
+        if kind not in ATTENTION_KINDS:
+            raise ValueError(f"attention kind {kind!r} is not allowed: expected one of {list(ATTENTION_KINDS)}")
+        if kind not in self.kinds:
+            return NO_TERMS
+        return self.terms(kind, q_positions, k_positions)
+
+    def terms(self, kind: str, q_positions: Tensor, k_positions: Tensor) -> AttentionTerms:
+        raise NotImplementedError
+
+
+def offsets(q_positions: Tensor, k_positions: Tensor) -> Tensor:
+    """j - i, the key's position minus the query's: (Tq,), (Tk,) -> (Tq, Tk), or (B, Tq, Tk) for batched ids."""
+    return k_positions.unsqueeze(-2) - q_positions.unsqueeze(-1)
+
+
+def per_head(values: Tensor) -> Tensor:
+    """(..., Tq, Tk, H) -> (..., H, Tq, Tk), the layout of a logit bias."""
+    return values.movedim(-1, -3)
+
+
+def expand_index(index: Tensor, shape: torch.Size) -> Tensor:
+    """(Tq, Tk) or (B, Tq, Tk) -> a (B, H, Tq, Tk) view, without copying."""
+    return (index.unsqueeze(1) if index.dim() == 3 else index).expand(shape)
+
+
+def sinusoid_table(distances: Tensor, width: int, base: float) -> Tensor:
+    """(n,) -> (n, width), interleaved sin/cos of distance / base^(2i / width) (Vaswani et al. 2017)."""
+    inv_freq = torch.exp(torch.arange(0, width, 2, dtype=torch.float32, device=distances.device)
+                         * (-math.log(base) / width))
+    angles = distances.float().unsqueeze(-1) * inv_freq
+    return torch.stack([angles.sin(), angles.cos()], dim=-1).flatten(-2)
+
+
+@dataclass
+class DistanceIndex:
+    """Which row of a relative table each (i, j) pair reads; only rows lo..hi occur, so only they are used."""
+
+    index: Tensor   # (..., Tq, Tk) rows, counted from lo
+    lo: int
+    hi: int         # inclusive
+
+    @classmethod
+    def of(cls, rows: Tensor) -> "DistanceIndex":
+        lo, hi = int(rows.min()), int(rows.max())
+        return cls(rows - lo, lo, hi)
+
+    @property
+    def size(self) -> int:
+        return self.hi - self.lo + 1
+
+    def used(self, table: Tensor) -> Tensor:
+        """(N, ...) -> (size, ...): the rows that occur."""
+        return table[self.lo: self.hi + 1]
+
+
+def logits_by_distance(q: Tensor, table: Tensor, where: DistanceIndex) -> Tensor:
+    """q (B, H, Tq, Dh) against used rows (n, Dh) or (H, n, Dh) -> (B, H, Tq, Tk) logits q_i · R[row(i, j)]."""
+    scores = torch.matmul(q, table.transpose(-2, -1).to(q.dtype))  # (B, H, Tq, n)
+    shape = scores.shape[:-1] + where.index.shape[-1:]
+    return scores.gather(-1, expand_index(where.index, shape))
+
+
+def sum_by_distance(probs: Tensor, table: Tensor, where: DistanceIndex) -> Tensor:
+    """Σ_j p_ij R[row(i, j)]: probs (B, H, Tq, Tk) summed per row (B, H, Tq, n), times rows (n, Dh) -> (B, H, Tq, Dh)."""
+    per_row = probs.new_zeros(probs.shape[:-1] + (where.size,))
+    per_row = per_row.scatter_add(-1, expand_index(where.index, probs.shape), probs)
+    return torch.matmul(per_row, table.to(probs.dtype))
+
+
+def relative_shift(scores: Tensor, tk: int) -> Tensor:
+    """Dai et al. 2019's shift. scores (..., Tq, Tq + Tk - 1) over distances i - j in *descending* order (the
+    first column is last query minus first key) -> (..., Tq, Tk) with out[i, j] = scores[i, Tq - 1 - i + j].
+
+    Valid when query and key positions are contiguous ranges. One padded column turns the row-dependent offset
+    into a fixed stride, so this is a view of the padded tensor, not a gather.
+    """
+    tq, length = scores.shape[-2:]
+    flat = F.pad(scores, (0, 1)).flatten(-2)  # rows of length + 1
+    return flat[..., tq - 1: tq - 1 + tq * length].unflatten(-1, (tq, length))[..., :tk]
+
+
+def is_range(positions: Tensor) -> bool:
+    """True for (T,) positions p, p + 1, ..., p + T - 1."""
+    return positions.dim() == 1 and (positions.numel() < 2 or bool((positions.diff() == 1).all()))
