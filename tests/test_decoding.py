@@ -1,0 +1,83 @@
+"""Greedy and beam search: beam 1 = greedy, cached = uncached, length limits, batching."""
+from __future__ import annotations
+
+import pytest
+import torch
+
+from translate.decoding.search import beam_search, greedy_search
+from translate.decoding.translator import length_batches
+from translate.encodings.sinusoidal import Sinusoidal
+from translate.model.transformer import Transformer
+
+PAD, BOS, EOS, VOCAB = 0, 2, 3, 40
+
+
+@pytest.fixture(scope="module")
+def model():
+    torch.manual_seed(1)
+    m = Transformer(VOCAB, PAD, Sinusoidal(32, 4), d_model=32, n_heads=4, n_encoder_layers=2, n_decoder_layers=2,
+                    d_ff=64, dropout=0.0)
+    with torch.no_grad():  # make eos unlikely-but-possible so outputs have varied lengths
+        m.output.weight.mul_(3.0)
+    return m.eval()
+
+
+@pytest.fixture(scope="module")
+def src():
+    g = torch.Generator().manual_seed(0)
+    rows = [torch.randint(4, VOCAB, (n,), generator=g).tolist() + [EOS] for n in (7, 3, 5, 9, 1, 6)]
+    width = max(map(len, rows))
+    return torch.tensor([r + [PAD] * (width - len(r)) for r in rows])
+
+
+def test_cached_decoding_equals_uncached(model, src):
+    cached = greedy_search(model, src, BOS, EOS, PAD, use_cache=True)
+    uncached = greedy_search(model, src, BOS, EOS, PAD, use_cache=False)
+    assert cached == uncached
+    assert beam_search(model, src, 3, BOS, EOS, PAD, use_cache=True) == \
+        beam_search(model, src, 3, BOS, EOS, PAD, use_cache=False)
+
+
+def test_cached_step_logits_equal_the_full_forward(model, src):
+    encoded = model.encode(src)
+    prefix = torch.tensor([[BOS, 5, 6, 7]] * src.size(0))
+    full = model.project(model.decode(prefix, encoded).hidden)
+    cache, steps = [], []
+    for t in range(prefix.size(1)):
+        steps.append(model.project(model.decode(prefix[:, t:t + 1], encoded, cache=cache, start=t).hidden))
+    torch.testing.assert_close(torch.cat(steps, dim=1), full, atol=1e-5, rtol=1e-5)
+
+
+def test_beam_one_equals_greedy(model, src):
+    assert beam_search(model, src, 1, BOS, EOS, PAD) == greedy_search(model, src, BOS, EOS, PAD)
+
+
+def test_beam_finds_a_sequence_at_least_as_likely_as_greedy(model, src):
+    def log_prob(row, tokens):
+        ys = torch.tensor([[BOS] + tokens])
+        logp = model.project(model.decode(ys, model.encode(src[row:row + 1])).hidden).log_softmax(-1)
+        return float(logp[0, torch.arange(len(tokens) + 1), torch.tensor(tokens + [EOS])].sum())
+    greedy = greedy_search(model, src, BOS, EOS, PAD)
+    beam = beam_search(model, src, 4, BOS, EOS, PAD, alpha=0.0)
+    for row in range(src.size(0)):
+        assert log_prob(row, beam[row]) >= log_prob(row, greedy[row]) - 1e-4
+
+
+def test_outputs_respect_the_length_limit(model, src):
+    out = greedy_search(model, src, BOS, EOS, PAD, max_length_ratio=1.0, max_length_extra=2)
+    lengths = src.ne(PAD).sum(1).tolist()
+    assert all(len(o) + 1 <= n + 2 for o, n in zip(out, lengths))
+
+
+def test_batched_decoding_equals_one_sentence_at_a_time(model, src):
+    together = greedy_search(model, src, BOS, EOS, PAD)
+    for row in range(src.size(0)):
+        n = int(src[row].ne(PAD).sum())
+        assert greedy_search(model, src[row:row + 1, :n], BOS, EOS, PAD) == [together[row]]
+
+
+def test_length_batches_cover_all_within_budget():
+    lengths = [5, 50, 3, 20, 20, 7, 1]
+    batches = length_batches(lengths, 40)
+    assert sorted(i for b in batches for i in b) == list(range(7))
+    assert all(len(b) == 1 or len(b) * max(lengths[i] for i in b) <= 40 for b in batches)
