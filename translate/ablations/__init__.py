@@ -1,4 +1,14 @@
-"""PE ablations: each wraps a built encoding (`apply`) and composes with any of them. Chosen by `ablation=`."""
+"""PE ablations, chosen by `ablation=NAME` and composable with any encoding.
+
+Each is a small object built from conf/ablation/NAME.yaml whose `apply(encoding, d_model)` the builder calls once,
+before training: it returns the encoding to use (changed in place, wrapped, or replaced) or raises a ConfigError
+naming the key, the value and what is allowed.
+
+    none       the encoding as configured                      zero_dims  zero PE table dimensions
+    remove     no positional information at all                side       PE on the encoder or the decoder only
+    scale      multiply the PE (table and additive terms)      shuffle    permute source positions per sentence
+    freeze     stop training the encoding's parameters
+"""
 from translate.encodings.base import PositionalEncoding
 
 

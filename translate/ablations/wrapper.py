@@ -1,0 +1,32 @@
+"""A positional encoding that delegates every contract to the one it wraps; ablations override one piece."""
+from __future__ import annotations
+
+from typing import Optional
+
+from torch import Tensor
+
+from translate.encodings.base import AttentionTerms, PositionalEncoding
+
+
+class EncodingWrapper(PositionalEncoding):
+    """`inner` is the wrapped encoding (its parameters appear as encoding.inner.* in the state dict)."""
+
+    def __init__(self, inner: PositionalEncoding) -> None:
+        super().__init__(inner.d_model, inner.n_heads)
+        self.inner = inner
+
+    def embed(self, x: Tensor, positions: Tensor, side: str) -> Tensor:
+        return self.inner.embed(x, positions, side)
+
+    def attention_terms(self, kind: str, q_positions: Tensor, k_positions: Tensor) -> AttentionTerms:
+        return self.inner.attention_terms(kind, q_positions, k_positions)
+
+    def sentence_positions(self, positions: Tensor, source_lengths: Tensor, side: str) -> Tensor:
+        return self.inner.sentence_positions(positions, source_lengths, side)
+
+    def table(self, positions: Tensor) -> Optional[Tensor]:
+        return self.inner.table(positions)
+
+    @property
+    def max_positions(self) -> Optional[int]:
+        return self.inner.max_positions

@@ -1,0 +1,79 @@
+"""zero_dims: zero some dimensions of an absolute PE table, to see which dimensions the model uses.
+
+Zeroes table dimensions `from` .. width-1 (default 400: the source notes' experiment on a 512-wide model) and any
+half-open `ranges` [a, b). The width is the table's: d_model, or d_pe with merge=concat. Works through the table
+hook of AbsoluteEncoding, so every merge mode sees the zeroed table (add: nothing added there; mul: x * 1; concat:
+zeros in those dimensions).
+"""
+from __future__ import annotations
+
+from typing import Optional, Sequence
+
+import torch
+from torch import Tensor, nn
+
+from translate.config import ConfigError
+from translate.encodings.base import AbsoluteEncoding, PositionalEncoding
+
+
+class ZeroDimsMask(nn.Module):
+    """table (..., width) -> the table with the masked dimensions set to 0 (a module, so the mask follows .to())."""
+
+    def __init__(self, zeroed: Tensor) -> None:
+        super().__init__()
+        self.register_buffer("keep", (~zeroed).float(), persistent=False)  # (width,)
+
+    def forward(self, table: Tensor) -> Tensor:
+        return table * self.keep.to(table.dtype)
+
+
+def is_index(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+class ZeroDims:
+    """Checks its keys in `apply` (still at start-up: the builder runs before training)."""
+
+    def __init__(self, name: str = "zero_dims", ranges: Sequence[Sequence[int]] = (), **options) -> None:
+        self.name = name
+        self.options = dict(options)
+        self.zero_from: Optional[int] = options.get("from", 400)
+        self.ranges = [tuple(r) for r in (ranges or [])]
+
+    def check_keys(self) -> None:
+        unknown = set(self.options) - {"from"}
+        if unknown:
+            raise ConfigError(f"ablation={self.name} has no key(s) {sorted(unknown)}; allowed: from, ranges")
+        if self.zero_from is not None and not (is_index(self.zero_from) and self.zero_from >= 0):
+            raise ConfigError(f"ablation.from={self.zero_from!r} is not allowed: expected an integer >= 0 or null")
+        for r in self.ranges:
+            if not (len(r) == 2 and all(is_index(v) for v in r) and 0 <= r[0] < r[1]):
+                raise ConfigError(f"ablation.ranges entry {list(r)} is not allowed: expected [a, b) with "
+                                  f"integers 0 <= a < b")
+        if self.zero_from is None and not self.ranges:
+            raise ConfigError("ablation.from=None and ablation.ranges=[] zero nothing: set at least one of them")
+
+    def zeroed_dims(self, width: int, owner: str) -> Tensor:
+        """(width,) bool: True where the table is zeroed; raises when a key points outside the table."""
+        zeroed = torch.zeros(width, dtype=torch.bool)
+        if self.zero_from is not None:
+            if self.zero_from >= width:
+                raise ConfigError(f"ablation.from={self.zero_from} is not allowed: expected an integer in "
+                                  f"[0, {width}) (the PE table width of {owner})")
+            zeroed[self.zero_from:] = True
+        for a, b in self.ranges:
+            if b > width:
+                raise ConfigError(f"ablation.ranges entry [{a}, {b}) is not allowed: expected 0 <= a < b <= {width} "
+                                  f"(the PE table width of {owner})")
+            zeroed[a:b] = True
+        return zeroed
+
+    def apply(self, encoding: PositionalEncoding, d_model: int) -> PositionalEncoding:
+        self.check_keys()
+        owner = type(encoding).__name__
+        if not isinstance(encoding, AbsoluteEncoding):
+            raise ConfigError(f"ablation=zero_dims needs an encoding with a PE table, but encoding {owner} has none; "
+                              f"allowed: table encodings (sinusoidal, learned, shape, ...)")
+        width = encoding.d_pe
+        encoding.table_transform = ZeroDimsMask(self.zeroed_dims(width, f"{owner}, d_model={d_model}"))
+        return encoding
