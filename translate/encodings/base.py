@@ -55,7 +55,7 @@ class PositionalEncoding(nn.Module):
     ``positions`` are LongTensors of shape (T,) shared by the batch, or (B, T) when an ablation permutes them.
     """
 
-    def __init__(self, d_model: int, n_heads: int, **_unused) -> None:
+    def __init__(self, d_model: int, n_heads: int) -> None:
         super().__init__()
         self.d_model = d_model
         self.n_heads = n_heads
@@ -111,8 +111,8 @@ class AbsoluteEncoding(PositionalEncoding):
 
     MERGES = ("add", "mul", "concat")
 
-    def __init__(self, d_model: int, n_heads: int, merge: str = "add", d_pe: Optional[int] = None, **kw) -> None:
-        super().__init__(d_model, n_heads, **kw)
+    def __init__(self, d_model: int, n_heads: int, merge: str = "add", d_pe: Optional[int] = None) -> None:
+        super().__init__(d_model, n_heads)
         if merge not in self.MERGES:
             raise ValueError(f"encoding.merge={merge!r} is not allowed; choose one of {list(self.MERGES)}")
         self.merge = merge
