@@ -1,0 +1,218 @@
+"""translate.report on fabricated sweep folders: run folders with a config.yaml, a metrics.json following the agreed
+schema and a test.hyp.txt made from the real Tatoeba test references, so every expected number is known."""
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+from omegaconf import OmegaConf
+from sacrebleu.metrics import BLEU, CHRF
+
+from conftest import make_config
+from translate.data.pipeline import load_splits
+from translate.report import build_report
+from translate.report.__main__ import main as report_main
+from translate.report.aggregate import Baseline
+from translate.report.jobs import SweepError, find_jobs, group_settings
+from translate.report.significance import SentenceStats, paired_bootstrap
+
+EDGES = ((1, 5), (6, 10), (11, 15), (16, 20), (21, None))
+SAMPLES = 200
+SMALL_TEST = "data.corpus.test_size=500"  # English sentences; ~700 pairs, about 60 of 11-15 French words
+ZERO_DIMS = {"_target_": "translate.ablations.zero_dims.ZeroDims", "name": "zero_dims", "from": 400}
+
+
+@pytest.fixture(scope="module")
+def references() -> list:
+    return load_splits(make_config("model=tiny", SMALL_TEST).data).test
+
+
+def bucket_name(low, high) -> str:
+    return f"{low}+" if high is None else f"{low}-{high}"
+
+
+def perfect(pairs) -> list[str]:
+    return [p.en for p in pairs]
+
+
+def broken_long(pairs) -> list[str]:
+    """Right on sentences of up to 10 French words, the first three words of the reference beyond."""
+    return [p.en if len(p.fr.split()) <= 10 else " ".join(p.en.split()[:3]) for p in pairs]
+
+
+def fake_metrics(pairs, hyps, encoding, ablation, diagonal, bleu=None) -> dict:
+    refs = [p.en for p in pairs]
+    buckets = []
+    for low, high in EDGES:
+        idx = [i for i, p in enumerate(pairs) if low <= len(p.fr.split()) and (high is None or len(p.fr.split()) <= high)]
+        score = round(BLEU().corpus_score([hyps[i] for i in idx], [[refs[i] for i in idx]]).score, 2) if idx else None
+        buckets.append({"bucket": bucket_name(low, high), "low": low, "high": high, "sentences": len(idx),
+                        "bleu": score, "chrf": score, "bleu_ci": [score - 1, score + 1] if idx else None,
+                        "chrf_ci": [score - 2, score + 2] if idx else None, "length_ratio": 1.0,
+                        "diagonal_share": diagonal if idx else None, "attention_entropy": 1.0})
+    whole = round(BLEU().corpus_score(hyps, [refs]).score, 2)
+    return {"bleu": whole if bleu is None else bleu, "chrf": round(CHRF().corpus_score(hyps, [refs]).score, 2),
+            "sentences": len(hyps), "bleu_signature": "x", "chrf_signature": "x", "split": "test",
+            "corpus": "tatoeba", "encoding": encoding, "ablation": ablation, "model": "tiny", "steps": 100,
+            "train_minutes": 2.5, "target_tokens_per_s": 1000.0, "parameters": 231680, "checkpoint": "best.pt",
+            "by_length": {"bucketed_by": "source_words", "buckets": buckets}}
+
+
+def make_job(folder: Path, encoding: str, seed: int, words: tuple, hyps: list[str], pairs, diagonal: float,
+             ablation: dict | None = None, bleu: float | None = None, finished: bool = True) -> Path:
+    cfg = make_config("model=tiny", SMALL_TEST, f"encoding={encoding}", f"seed={seed}",
+                      f"data.train_min_words={words[0]}", f"data.train_max_words={words[1]}")
+    if ablation:
+        cfg.ablation = ablation
+    folder.mkdir(parents=True)
+    (folder / "config.yaml").write_text(OmegaConf.to_yaml(cfg, resolve=True))
+    if finished:
+        (folder / "test.hyp.txt").write_text("".join(h + "\n" for h in hyps))
+        metrics = fake_metrics(pairs, hyps, encoding, cfg.ablation.name, diagonal, bleu)
+        (folder / "metrics.json").write_text(json.dumps(metrics))
+    return folder
+
+
+@pytest.fixture(scope="module")
+def sweep(tmp_path_factory, references) -> Path:
+    """Group "1-9" words: sinusoidal (perfect, seeds 1-2, BLEU 60 and 62 in metrics), none (long sentences broken,
+    seeds 1-2), sinusoidal + zero_dims (perfect, one seed). Group "11-17": sinusoidal and none both broken."""
+    root = tmp_path_factory.mktemp("sweep")
+    good, bad = perfect(references), broken_long(references)
+    for seed, bleu in ((1, 60.0), (2, 62.0)):
+        make_job(root / f"sin_s{seed}", "sinusoidal", seed, (1, 9), good, references, 0.9, bleu=bleu)
+        make_job(root / f"nope_s{seed}", "none", seed, (1, 9), bad, references, 0.3)
+    make_job(root / "zero_s1", "sinusoidal", 1, (1, 9), good, references, 0.8, ablation=ZERO_DIMS)
+    make_job(root / "long" / "sin_s1", "sinusoidal", 1, (11, 17), bad, references, 0.7)
+    make_job(root / "long" / "nope_s1", "none", 1, (11, 17), bad, references, 0.2)
+    make_job(root / "killed", "none", 3, (1, 9), [], references, 0.0, finished=False)
+    build_report(root, samples=SAMPLES)
+    return root
+
+
+def rows_of(sweep: Path) -> list[dict]:
+    return json.loads((sweep / "report" / "report.json").read_text())["rows"]
+
+
+def row(rows, setting: str, bucket: str) -> dict:
+    found = [r for r in rows if r["setting"] == setting and r["bucket"] == bucket]
+    assert len(found) == 1, (setting, bucket, sorted({r["setting"] for r in rows}))
+    return found[0]
+
+
+def test_jobs_are_grouped_into_settings_by_everything_but_the_seed(sweep):
+    jobs = find_jobs(sweep)
+    assert [j.name for j in jobs if not j.finished] == ["killed"]
+    settings = group_settings(jobs)
+    assert {s.label: len(s.jobs) for s in settings} == {
+        "none, train words 1-9": 2, "sinusoidal, train words 1-9": 2,
+        "sinusoidal + zero_dims(from=400), train words 1-9": 1,
+        "none, train words 11-17": 1, "sinusoidal, train words 11-17": 1}
+
+
+def test_several_seeds_give_mean_and_std_one_seed_the_bootstrap_interval(sweep, references):
+    rows = rows_of(sweep)
+    two = row(rows, "sinusoidal, train words 1-9", "all")
+    assert two["seeds"] == 2 and two["bleu"] == 61.0 and two["bleu_std"] == pytest.approx(math.sqrt(2), abs=0.01)
+    assert (two["bleu_low"], two["bleu_high"]) == (pytest.approx(61 - math.sqrt(2), abs=0.01),
+                                                   pytest.approx(61 + math.sqrt(2), abs=0.01))
+    one = row(rows, "none, train words 11-17", "all")
+    assert one["seeds"] == 1 and one["interval"] == "bootstrap 95%"
+    assert one["bleu_low"] < one["bleu"] < one["bleu_high"]          # computed here from the hypotheses
+    bucket = row(rows, "none, train words 11-17", "11-15")
+    assert [bucket["bleu_low"], bucket["bleu_high"]] == [bucket["bleu"] - 1, bucket["bleu"] + 1]  # the run's own
+    assert row(rows, "none, train words 1-9", "1-5")["diagonal_share"] == 0.3
+
+
+def test_paired_test_is_against_the_baseline_of_the_same_training_lengths(sweep):
+    rows = rows_of(sweep)
+    long_broken = row(rows, "none, train words 1-9", "11-15")
+    assert long_broken["delta_bleu"] < -20 and long_broken["p_bleu"] < 0.05
+    short = row(rows, "none, train words 1-9", "1-5")
+    assert short["delta_bleu"] == 0 and short["p_bleu"] == 1.0     # same hypotheses there
+    # its baseline is sinusoidal trained on 11-17 words, which is as broken: no difference anywhere
+    same = row(rows, "none, train words 11-17", "all")
+    assert same["delta_bleu"] == 0 and same["p_bleu"] == 1.0
+    assert row(rows, "sinusoidal, train words 1-9", "all")["delta_bleu"] is None   # the baseline itself
+    assert row(rows, "sinusoidal + zero_dims(from=400), train words 1-9", "all")["delta_bleu"] == 0
+
+
+def test_files_table_and_plots_are_written(sweep):
+    out = sweep / "report"
+    csv_lines = (out / "report.csv").read_text().splitlines()
+    assert len(csv_lines) == 1 + 5 * (1 + 5)  # header + 5 settings x (whole split + 5 buckets)
+    assert csv_lines[0].startswith("setting,pe,group,encoding,ablation,train_words")
+    md = (out / "report.md").read_text()
+    assert "| none, train words 1-9 | 2 |" in md and "killed" in md and "(p=" in md
+    assert "![BLEU by length](bleu_by_length.png)" in md
+    for name in ("bleu_by_length.png", "diagonal_share_by_length.png"):
+        assert (out / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_hparams_sessions_are_written_for_every_finished_job(sweep):
+    from tensorboard.backend.event_processing import event_multiplexer
+    from tensorboard.plugins.hparams import metadata, plugin_data_pb2
+
+    mux = event_multiplexer.EventMultiplexer()
+    mux.AddRunsFromDirectory(str(sweep / "report" / "hparams"))
+    mux.Reload()
+    sessions = {}
+    for run, tags in mux.PluginRunToTagToContent(metadata.PLUGIN_NAME).items():
+        data = plugin_data_pb2.HParamsPluginData.FromString(tags[metadata.SESSION_START_INFO_TAG])
+        sessions[run] = {k: v.string_value or v.number_value for k, v in data.session_start_info.hparams.items()}
+    assert len(sessions) == 7
+    assert sessions["long__nope_s1"]["train_words"] == "11-17" and sessions["long__nope_s1"]["encoding"] == "none"
+    assert sessions["zero_s1"]["ablation.from"] == "400"  # text: the other jobs have no `from`
+    scalars = mux.Scalars("sin_s2", "hparams/bleu")
+    assert scalars[0].value == 62.0
+
+
+def test_cli_and_errors(tmp_path, sweep, capsys):
+    assert report_main([str(sweep), "--samples", "0", "--out", str(tmp_path / "r"), "--no-hparams"]) == 0
+    assert (tmp_path / "r" / "report.md").exists() and not (tmp_path / "r" / "hparams").exists()
+    assert report_main([str(tmp_path / "nowhere")]) == 2
+    assert "does not exist" in capsys.readouterr().err
+    with pytest.raises(SweepError, match="expected KEY=VALUE"):
+        Baseline.parse("sinusoidal")
+    empty = tmp_path / "empty"
+    (empty / "job").mkdir(parents=True)
+    (empty / "job" / "config.yaml").write_text("seed: 1\n")
+    with pytest.raises(SweepError, match="no finished job"):
+        build_report(empty)
+
+
+def test_a_job_with_missing_hypotheses_is_named(tmp_path, references):
+    good = perfect(references)
+    make_job(tmp_path / "a", "sinusoidal", 1, (1, 9), good, references, 0.9)
+    folder = make_job(tmp_path / "b", "none", 1, (1, 9), good, references, 0.9)
+    (folder / "test.hyp.txt").write_text("".join(h + "\n" for h in good[:-5]))
+    with pytest.raises(SweepError, match=r"b: \d+ hypotheses but the test split"):
+        build_report(tmp_path, samples=10, hparams=False)
+
+
+def test_runs_without_length_report_give_whole_split_rows(tmp_path, references):
+    for name, encoding in (("a", "sinusoidal"), ("b", "none")):
+        folder = make_job(tmp_path / name, encoding, 1, (1, 9), perfect(references), references, 0.9)
+        metrics = json.loads((folder / "metrics.json").read_text())
+        del metrics["by_length"]
+        (folder / "metrics.json").write_text(json.dumps(metrics))
+    report = build_report(tmp_path, samples=10, hparams=False)
+    assert [r["bucket"] for r in report.rows] == ["all", "all"]
+    assert any("by_length" in note for note in report.notes)
+    assert not (tmp_path / "report" / "bleu_by_length.png").exists()
+
+
+def test_paired_bootstrap_matches_sacrebleu_paired_test(references):
+    from sacrebleu.significance import PairedTest
+
+    refs = [p.en for p in references][:300]
+    base = [" ".join(r.split()[:-1]) for r in refs]         # last word dropped
+    system = [r if i % 3 else r.lower() for i, r in enumerate(refs)]
+    ours = paired_bootstrap(SentenceStats.extract(base, refs), SentenceStats.extract(system, refs), 300)
+    _, theirs = PairedTest([("base", base), ("system", system)], {"bleu": BLEU(), "chrf": CHRF()}, [refs],
+                           test_type="bs", n_samples=300)()
+    bleu, chrf = [v for k, v in theirs.items() if k != "System"]
+    assert ours.delta_bleu == round(bleu[1].score - bleu[0].score, 2)
+    assert ours.p_bleu == round(bleu[1].p_value, 4) and ours.p_chrf == round(chrf[1].p_value, 4)

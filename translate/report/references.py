@@ -1,0 +1,57 @@
+"""The test sentences a job translated, read again from its corpus, and the length buckets they fall in."""
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass
+from typing import Any, Optional
+
+from omegaconf import OmegaConf
+
+from translate.data.cleaning import Pair
+from translate.data.pipeline import load_splits
+
+# Train-only filters: they change the training pairs, never the test split.
+TRAIN_ONLY = ("data.train_min_words", "data.train_max_words", "data.train_limit")
+WORD_LENGTHS = {"source_words": lambda p: len(p.fr.split()), "reference_words": lambda p: len(p.en.split())}
+
+
+@dataclass
+class TestSet:
+    pairs: list[Pair]
+
+    @property
+    def references(self) -> list[str]:
+        return [p.en for p in self.pairs]
+
+    def bucket_members(self, by_length: dict) -> Optional[list[list[int]]]:
+        """Sentence indices of each bucket of a metrics.json `by_length`, or None for a length we cannot measure
+        from the text alone (e.g. SentencePiece pieces)."""
+        length_of = WORD_LENGTHS.get(by_length.get("bucketed_by"))
+        if length_of is None:
+            return None
+        buckets = by_length["buckets"]
+        highs = [b["high"] for b in buckets[:-1]]
+        members: list[list[int]] = [[] for _ in buckets]
+        for i, pair in enumerate(self.pairs):
+            n = length_of(pair)
+            index = bisect.bisect_left(highs, n)
+            if buckets[index]["low"] <= n and (buckets[index]["high"] is None or n <= buckets[index]["high"]):
+                members[index].append(i)
+        return members
+
+
+class TestSets:
+    """Loads each distinct test split once (jobs of a sweep usually share one)."""
+
+    def __init__(self) -> None:
+        self._loaded: dict[str, TestSet] = {}
+
+    def for_config(self, config: dict[str, Any], split: str = "test") -> TestSet:
+        data = {k[len("data."):]: v for k, v in config.items() if k.startswith("data.") and k not in TRAIN_ONLY}
+        key = f"{split}:{sorted(data.items())!r}"
+        if key not in self._loaded:
+            nested = OmegaConf.create({})
+            for dotted, value in data.items():
+                OmegaConf.update(nested, dotted, list(value) if isinstance(value, tuple) else value, force_add=True)
+            self._loaded[key] = TestSet(getattr(load_splits(nested), split))
+        return self._loaded[key]
