@@ -1,10 +1,17 @@
 """Start-up validation: every value is checked before any work, and an error names the key, the value and what is
-allowed. Encodings and corpora validate their own hyperparameters when they are built."""
+allowed. The encoding, ablation and corpus named by `_target_` are built once here (the encoding on the meta
+device, so no memory is spent), so their own checks run before data preparation too."""
 from __future__ import annotations
 
+import inspect
+import math
 from typing import Any, Callable, Optional
 
-from omegaconf import DictConfig
+import torch
+from omegaconf import DictConfig, ListConfig, OmegaConf
+from omegaconf.errors import OmegaConfBaseException
+
+SECTION_TYPES = (DictConfig, dict)
 
 
 class ConfigError(ValueError):
@@ -13,10 +20,18 @@ class ConfigError(ValueError):
 
 def _get(cfg: DictConfig, key: str) -> Any:
     node: Any = cfg
+    walked = []
     for part in key.split("."):
-        if node is None or part not in node:
-            raise ConfigError(f"{key} is missing from the config")
-        node = node[part]
+        if walked and not isinstance(node, SECTION_TYPES):
+            raise ConfigError(f"{'.'.join(walked)}={node!r} is not allowed: expected a section holding {part}")
+        walked.append(part)
+        try:
+            if node is None or part not in node:
+                raise ConfigError(f"{key} is missing from the config")
+            node = node[part]
+        except OmegaConfBaseException as error:  # "???" left unset, or a ${...} that does not resolve
+            message = str(error).splitlines()[0]
+            raise ConfigError(f"{key} cannot be read: {message}") from None
     return node
 
 
@@ -25,11 +40,12 @@ def require(cfg: DictConfig, key: str, ok: Callable[[Any], bool], allowed: str, 
     if value is None and optional:
         return
     try:
-        good = ok(value)
-    except TypeError:
+        good = bool(ok(value))
+    except Exception:  # a value of the wrong type makes the test itself fail: that is a "no"
         good = False
     if not good:
-        raise ConfigError(f"{key}={value!r} is not allowed: expected {allowed}")
+        shown = OmegaConf.to_container(value) if isinstance(value, (DictConfig, ListConfig)) else value
+        raise ConfigError(f"{key}={shown!r} is not allowed: expected {allowed}")
 
 
 def is_int(v) -> bool:
@@ -37,7 +53,8 @@ def is_int(v) -> bool:
 
 
 def is_num(v) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool)
+    """A finite int or float (not a bool)."""
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
 
 
 def positive_int(cfg, key, optional=False):
@@ -50,16 +67,34 @@ def in_range(cfg, key, low: float, high: float, high_open: bool = False, optiona
 
 
 def one_of(cfg, key, choices):
-    require(cfg, key, lambda v: v in choices, f"one of {list(choices)}")
+    require(cfg, key, lambda v: isinstance(v, str) and v in choices, f"one of {list(choices)}")
+
+
+def is_bool(cfg, key):
+    require(cfg, key, lambda v: isinstance(v, bool), "true or false")
+
+
+def text(cfg, key, optional=False):
+    require(cfg, key, lambda v: isinstance(v, str) and v != "", "a non-empty string", optional)
+
+
+def section(cfg, key) -> DictConfig:
+    require(cfg, key, lambda v: isinstance(v, SECTION_TYPES), "a config section")
+    return _get(cfg, key)
+
+
+def target(cfg, key) -> None:
+    require(cfg, f"{key}._target_", lambda v: isinstance(v, str) and "." in v, "a dotted path to a class")
 
 
 def validate_model(cfg: DictConfig) -> None:
+    section(cfg, "model")
     for key in ("d_model", "n_heads", "n_encoder_layers", "n_decoder_layers", "d_ff"):
         positive_int(cfg, f"model.{key}")
     in_range(cfg, "model.dropout", 0, 1, high_open=True)
     in_range(cfg, "model.attention_dropout", 0, 1, high_open=True)
     one_of(cfg, "model.norm_position", ("pre", "post"))
-    require(cfg, "model.tie_embeddings", lambda v: isinstance(v, bool), "true or false")
+    is_bool(cfg, "model.tie_embeddings")
     d, h = cfg.model.d_model, cfg.model.n_heads
     if d % h:
         divisors = [n for n in range(1, d + 1) if d % n == 0 and n <= 64]
@@ -67,6 +102,9 @@ def validate_model(cfg: DictConfig) -> None:
 
 
 def validate_data(cfg: DictConfig) -> None:
+    section(cfg, "data")
+    text(cfg, "data.path", optional=True)
+    text(cfg, "data.cache_dir", optional=True)
     positive_int(cfg, "data.tokenizer.vocab_size")
     one_of(cfg, "data.tokenizer.model_type", ("unigram", "bpe"))
     in_range(cfg, "data.tokenizer.character_coverage", 0.9, 1.0)
@@ -77,11 +115,28 @@ def validate_data(cfg: DictConfig) -> None:
         raise ConfigError(f"data.train_min_words={lo} is above data.train_max_words={hi}; no pair could be kept")
     if cfg.data.tokenizer.vocab_size < 16:
         raise ConfigError(f"data.tokenizer.vocab_size={cfg.data.tokenizer.vocab_size} is too small: expected >= 16")
+    validate_corpus(cfg)
+
+
+def validate_corpus(cfg: DictConfig) -> None:
+    """Settings every corpus class may have, then the class itself is built (its constructor does no I/O)."""
+    target(cfg, "data.corpus")
+    corpus = cfg.data.corpus
+    for key in ("valid_size", "test_size", "max_words", "max_train_pairs"):
+        if key in corpus:
+            positive_int(cfg, f"data.corpus.{key}", optional=key in ("max_words", "max_train_pairs"))
+    if "split_seed" in corpus:
+        require(cfg, "data.corpus.split_seed", is_int, "an integer")
+    for key in ("train", "valid", "test", "dataset"):
+        if key in corpus:
+            text(cfg, f"data.corpus.{key}")
+    instantiate_checked(corpus, "data.corpus")
 
 
 def validate_train(cfg: DictConfig) -> None:
+    section(cfg, "train")
     for key in ("max_tokens", "max_sentences", "max_steps", "max_epochs", "warmup_steps", "valid_every",
-                "log_every", "save_every"):
+                "log_every", "save_every", "max_bad_steps"):
         positive_int(cfg, f"train.{key}")
     require(cfg, "train.max_minutes", lambda v: is_num(v) and v > 0, "a number of minutes > 0", optional=True)
     require(cfg, "train.lr", lambda v: is_num(v) and 0 < v < 1, "a learning rate in (0, 1)")
@@ -96,14 +151,104 @@ def validate_train(cfg: DictConfig) -> None:
     one_of(cfg, "train.device", ("auto", "cpu", "cuda", "mps"))
     one_of(cfg, "train.precision", ("auto", "fp32", "bf16"))
     positive_int(cfg, "train.num_threads", optional=True)
+    require(cfg, "train.samples", lambda v: is_int(v) and v >= 0, "an integer >= 0")
+    is_bool(cfg, "train.compile")
 
 
 def validate_decode(cfg: DictConfig, prefix: str = "decode") -> None:
+    section(cfg, prefix)
     positive_int(cfg, f"{prefix}.beam_size")
     in_range(cfg, f"{prefix}.length_penalty", 0, 10)
     require(cfg, f"{prefix}.max_length_ratio", lambda v: is_num(v) and v > 0, "a number > 0")
     require(cfg, f"{prefix}.max_length_extra", lambda v: is_int(v) and v >= 1, "an integer >= 1")
     positive_int(cfg, f"{prefix}.batch_tokens")
+
+
+def check_types_against_defaults(cls: type, settings: dict, prefix: str) -> None:
+    """A setting whose constructor default is a bool / int / float / str must have that type (ints pass as floats)."""
+    try:
+        parameters = inspect.signature(cls).parameters
+    except (TypeError, ValueError):
+        return
+    expected = {bool: (is_bool_value, "true or false"), int: (is_int, "an integer"),
+                float: (is_num, "a finite number"), str: (lambda v: isinstance(v, str), "a string")}
+    for name, value in settings.items():
+        param = parameters.get(name)
+        if param is None or param.default is inspect.Parameter.empty or param.default is None or value is None:
+            continue
+        check = expected.get(type(param.default))
+        if check and not check[0](value):
+            raise ConfigError(f"{prefix}.{name}={value!r} is not allowed: expected {check[1]} "
+                              f"(like the default, {param.default!r})")
+
+
+def is_bool_value(v) -> bool:
+    return isinstance(v, bool)
+
+
+def settings_of(node: DictConfig, key: str) -> dict:
+    try:
+        return OmegaConf.to_container(node, resolve=True)
+    except OmegaConfBaseException as error:
+        raise ConfigError(f"{key} cannot be read: {str(error).splitlines()[0]}") from None
+
+
+def locate_target(settings: dict, key: str) -> type:
+    from hydra.utils import get_class
+
+    try:
+        return get_class(settings["_target_"])
+    except Exception as error:  # ImportError, AttributeError, ValueError: all mean "no such class"
+        raise ConfigError(f"{key}._target_={settings['_target_']!r} is not allowed: expected an importable class "
+                          f"({str(error).splitlines()[0]})") from None
+
+
+def instantiate_checked(node: DictConfig, key: str, **extra) -> Any:
+    """Build the object `node` names, turning any error into a ConfigError naming `key` and its settings."""
+    from hydra.utils import instantiate
+
+    settings = settings_of(node, key)
+    cls = locate_target(settings, key)
+    check_types_against_defaults(cls, {k: v for k, v in settings.items() if k not in ("_target_", "name")}, key)
+    try:
+        return instantiate(settings, **extra)
+    except Exception as error:  # Hydra wraps constructor errors; report the constructor's own message
+        cause = error.__cause__ or error
+        shown = ", ".join(f"{key}.{k}={v!r}" for k, v in settings.items() if k != "_target_")
+        raise ConfigError(f"{key} ({settings['_target_']}) cannot be built from {shown or 'no settings'}: "
+                          f"{cause}") from None
+
+
+def validate_encoding(cfg: DictConfig) -> None:
+    """Build the encoding and apply the ablation, on the meta device: their constructors check their settings."""
+    from translate.encodings.base import PositionalEncoding
+
+    section(cfg, "encoding")
+    target(cfg, "encoding")
+    section(cfg, "ablation")
+    target(cfg, "ablation")
+    d_model, n_heads = cfg.model.d_model, cfg.model.n_heads
+    encoding_node = OmegaConf.create({k: v for k, v in settings_of(cfg.encoding, "encoding").items() if k != "name"})
+
+    def build() -> None:
+        encoding = instantiate_checked(encoding_node, "encoding", d_model=d_model, n_heads=n_heads)
+        if not isinstance(encoding, PositionalEncoding):
+            raise ConfigError(f"encoding._target_={cfg.encoding._target_} builds a {type(encoding).__name__}; "
+                              f"expected a subclass of translate.encodings.base.PositionalEncoding")
+        ablation = instantiate_checked(cfg.ablation, "ablation")
+        try:
+            ablation.apply(encoding, d_model)
+        except Exception as error:
+            raise ConfigError(f"ablation ({cfg.ablation._target_}) cannot be applied to encoding "
+                              f"{cfg.encoding._target_} with model.d_model={d_model}: {error}") from None
+
+    try:
+        with torch.device("meta"):
+            build()
+    except ConfigError as error:
+        if "meta" not in str(error):
+            raise
+        build()  # this encoding reads tensor values while it is built: build it for real
 
 
 def validate_config(cfg: DictConfig) -> None:
@@ -113,8 +258,7 @@ def validate_config(cfg: DictConfig) -> None:
     validate_data(cfg)
     validate_train(cfg)
     validate_decode(cfg)
-    require(cfg, "encoding._target_", lambda v: isinstance(v, str) and "." in v,
-            "a dotted path to a PositionalEncoding subclass")
+    validate_encoding(cfg)
 
 
 def check_fits(encoding, longest: int, split: str, max_positions: Optional[int] = None) -> None:
@@ -123,3 +267,27 @@ def check_fits(encoding, longest: int, split: str, max_positions: Optional[int] 
     if limit is not None and longest > limit:
         raise ConfigError(f"encoding.max_positions={limit} is shorter than the longest {split} sentence "
                           f"({longest} tokens); allowed: >= {longest}, or lower data.corpus.max_words")
+
+
+def longest_output(source_tokens: int, decode: DictConfig) -> int:
+    """Most target positions decoding may use for a source of `source_tokens` (eos included); see decoding.search."""
+    return int(source_tokens * decode.max_length_ratio) + decode.max_length_extra
+
+
+def check_data_fits(encoding, splits: dict, decode: DictConfig) -> None:
+    """Every sentence, and every translation decoding may produce, must fit the encoding's table (if it has one)."""
+    limit = encoding.max_positions
+    if limit is None:
+        return
+    for name, split in splits.items():
+        src_lens, tgt_lens = split.lengths()
+        if not src_lens:
+            continue
+        check_fits(encoding, max(max(src_lens), max(tgt_lens) + 1), name)
+        longest = longest_output(max(src_lens), decode)
+        if longest > limit:
+            raise ConfigError(
+                f"encoding.max_positions={limit} is shorter than the longest translation decoding may produce for "
+                f"the {name} split ({longest} tokens = {max(src_lens)} source tokens * decode.max_length_ratio="
+                f"{decode.max_length_ratio} + decode.max_length_extra={decode.max_length_extra}); allowed: "
+                f"encoding.max_positions >= {longest}, or lower decode.max_length_ratio / max_length_extra")

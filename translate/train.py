@@ -20,24 +20,30 @@ from omegaconf import DictConfig, OmegaConf
 from translate.config import ConfigError, validate_config
 from translate.data.pipeline import prepare_data
 from translate.evaluation.evaluate_split import score_split, write_results
-from translate.training.checkpoint import CheckpointError, atomic_write_text
+from translate.training.checkpoint import (CheckpointError, WriteError, atomic_write_text, load_checkpoint,
+                                           newest_valid_checkpoint, remove_partial_writes)
 from translate.training.device import make_runtime
-from translate.training.trainer import Trainer
+from translate.training.interruption import Interrupted, resume_command
+from translate.training.trainer import Trainer, TrainingDiverged
 
 log = logging.getLogger("translate.train")
 CONF_DIR = str(Path(__file__).resolve().parents[1] / "conf")
 
 
-def resume_path(setting: str | None, run_dir: Path) -> Path | None:
+def resume_from(setting: str | None, run_dir: Path) -> tuple[Path, dict] | None:
+    """(checkpoint, its state) to continue from: with `auto`, the newest valid one in the run folder (or None)."""
     if not setting:
         return None
     if setting == "auto":
-        last = run_dir / "last.pt"
-        return last if last.exists() else None
+        remove_partial_writes(run_dir)
+        found = newest_valid_checkpoint(run_dir)
+        if found is None:
+            log.info("train.resume=auto: no checkpoint in %s yet; starting from scratch", run_dir)
+        return found
     path = Path(setting)
     if not path.exists():
         raise ConfigError(f"train.resume={setting!r}: no such checkpoint; allowed: null, auto or an existing path")
-    return path
+    return path, load_checkpoint(path)
 
 
 def make_callbacks(cfg: DictConfig) -> list:
@@ -51,17 +57,16 @@ def run(cfg: DictConfig, run_dir: Path) -> dict:
     if cfg.train.num_threads:
         torch.set_num_threads(cfg.train.num_threads)
     runtime = make_runtime(cfg.train.device, cfg.train.precision)
-    run_dir.mkdir(parents=True, exist_ok=True)
-    atomic_write_text(run_dir / "config.yaml", OmegaConf.to_yaml(cfg, resolve=True))
+    atomic_write_text(run_dir / "config.yaml", OmegaConf.to_yaml(cfg, resolve=True))  # fails early if not writable
     data = prepare_data(cfg.data)
     trainer = Trainer(cfg, data, runtime, run_dir, make_callbacks(cfg))
-    checkpoint = resume_path(cfg.train.resume, run_dir)
+    checkpoint = resume_from(cfg.train.resume, run_dir)
     if checkpoint:
-        trainer.resume(checkpoint)
+        trainer.resume(*checkpoint)
     trainer.train()
     best = run_dir / "best.pt"
     if best.exists():  # test the checkpoint chosen on valid BLEU
-        trainer.model.load_state_dict(torch.load(best, map_location="cpu", weights_only=False)["model"])
+        trainer.model.load_state_dict(load_checkpoint(best)["model"])
     metrics, hyps = score_split(trainer.translator, data.splits["test"])
     metrics.update(split="test", corpus=cfg.data.name, encoding=cfg.encoding.name, ablation=cfg.ablation.name,
                    model=cfg.model.name, steps=trainer.progress.step, train_minutes=round(
@@ -80,11 +85,23 @@ def run(cfg: DictConfig, run_dir: Path) -> dict:
 @hydra.main(config_path=CONF_DIR, config_name="config", version_base="1.3")
 def main(cfg: DictConfig) -> None:
     run_dir = Path(HydraConfig.get().runtime.output_dir)
+    resume = resume_command(HydraConfig.get().overrides.task, Path(HydraConfig.get().run.dir))
     try:
         metrics = run(cfg, run_dir)
-    except (ConfigError, CheckpointError, ValueError, FileNotFoundError) as error:
+    except Interrupted as stop:
+        log.warning("%s", stop)
+        print(f"interrupted: training stopped at step {stop.step}; checkpoint saved to {stop.checkpoint}.\n"
+              f"Resume with:\n  {resume}", file=sys.stderr)
+        sys.exit(stop.exit_code)
+    except KeyboardInterrupt:
+        print("interrupted: stopped at once, without saving a checkpoint." + (f" Resume with:\n  {resume}" if (
+            run_dir / "last.pt").exists() else ""), file=sys.stderr)
+        sys.exit(130)
+    except (ConfigError, CheckpointError, TrainingDiverged, ValueError, OSError) as error:
         log.error("%s", error)
         print(f"error: {error}", file=sys.stderr)
+        if isinstance(error, (WriteError, TrainingDiverged)) and (run_dir / "last.pt").exists():
+            print(f"Once fixed, resume with:\n  {resume}", file=sys.stderr)
         sys.exit(2)
     print(f"test BLEU {metrics['bleu']:.2f}  chrF {metrics['chrf']:.2f}  ({metrics['sentences']} sentences, "
           f"{metrics['steps']} steps, {metrics['target_tokens_per_s']:.0f} target tokens/s)")

@@ -18,7 +18,7 @@ from omegaconf import DictConfig, OmegaConf
 from torch.utils.tensorboard import SummaryWriter
 from tqdm import tqdm
 
-from translate.config import check_fits
+from translate.config import check_data_fits
 from translate.data.batching import collate, make_batches, padding_fraction
 from translate.data.pipeline import PreparedData
 from translate.decoding.translator import DecodeSettings, Translator
@@ -26,6 +26,7 @@ from translate.evaluation.evaluate_split import score_split
 from translate.model.builder import build_model
 from translate.training.checkpoint import (CheckpointError, check_compatible, load_checkpoint, save_checkpoint)
 from translate.training.device import Runtime
+from translate.training.interruption import Interrupted, StopRequests
 from translate.training.loss import sequence_loss
 from translate.training.schedule import inverse_sqrt_schedule
 
@@ -46,13 +47,23 @@ class Progress:
     skipped_steps: int = 0
 
 
+class TrainingDiverged(RuntimeError):
+    """Too many consecutive steps had a non-finite loss or gradient (train.max_bad_steps)."""
+
+
 def rng_state() -> dict:
-    return {"torch": torch.get_rng_state(), "python": random.getstate()}
+    """Every random stream training draws from (dropout included), so a resumed run draws the same numbers."""
+    state = {"torch": torch.get_rng_state(), "python": random.getstate()}
+    if torch.cuda.is_available():
+        state["cuda"] = torch.cuda.get_rng_state_all()
+    return state
 
 
 def set_rng_state(state: dict) -> None:
     torch.set_rng_state(state["torch"])
     random.setstate(state["python"])
+    if "cuda" in state and torch.cuda.is_available():
+        torch.cuda.set_rng_state_all(state["cuda"])
 
 
 class Trainer:
@@ -65,14 +76,14 @@ class Trainer:
         torch.manual_seed(cfg.seed)
         random.seed(cfg.seed)
         self.model = build_model(cfg, len(self.tokenizer), self.tokenizer.pad_id).to(runtime.device)
-        for name, split in data.splits.items():
-            src_lens, tgt_lens = split.lengths()
-            check_fits(self.model.encoding, max(max(src_lens), max(tgt_lens) + 1), name)
+        check_data_fits(self.model.encoding, data.splits, cfg.decode)
         self.optimizer = torch.optim.AdamW(self.model.parameters(), lr=cfg.train.lr, betas=tuple(cfg.train.betas),
                                            weight_decay=cfg.train.weight_decay,
                                            fused=runtime.device.type == "cuda" or None)
         self.scheduler = inverse_sqrt_schedule(self.optimizer, cfg.train.warmup_steps)
         self.progress = Progress()
+        self.bad_steps_in_a_row = 0
+        self.stop = StopRequests()
         self.translator = Translator(self.model, self.tokenizer, DecodeSettings.from_config(cfg.decode),
                                      runtime.device)
         self.writer = SummaryWriter(str(self.run_dir / "tb")) if runtime.is_main else None
@@ -91,14 +102,18 @@ class Trainer:
             "rng": rng_state(),
         }
 
-    def save(self, name: str) -> Path:
+    def save(self, name: str, keep_previous: bool = False) -> Path:
+        """Write a checkpoint atomically; keep_previous: keep the one it replaces as <name>.prev.pt."""
         path = self.run_dir / name
         if self.runtime.is_main:
-            save_checkpoint(path, self.state())
+            save_checkpoint(path, self.state(), keep_previous)
+            if self.writer:  # TensorBoard then holds every step the checkpoint covers
+                self.writer.flush()
         return path
 
-    def resume(self, path: Path) -> None:
-        state = load_checkpoint(path)
+    def resume(self, path: Path, state: Optional[dict] = None) -> None:
+        """Continue from a checkpoint: weights, optimizer, scheduler, progress (data position) and RNG states."""
+        state = load_checkpoint(path) if state is None else state
         check_compatible(state["config"], OmegaConf.to_container(self.cfg, resolve=True), path)
         if state["tokenizer"] != self.tokenizer.model_proto:
             raise CheckpointError(f"checkpoint {path} was trained with another SentencePiece model (data settings "
@@ -196,8 +211,28 @@ class Trainer:
             self.writer.add_scalar("train/lr", self.scheduler.get_last_lr()[0], step)
             self.writer.add_scalar("train/grad_norm", stats["grad_norm"], step)
             self.writer.add_scalar("train/target_tokens_per_s", tokens / max(seconds, 1e-9), step)
+            self.writer.add_scalar("train/skipped_steps", self.progress.skipped_steps, step)
+
+    def count_bad_step(self) -> None:
+        """After a skipped (non-finite) step: stop once train.max_bad_steps of them come in a row."""
+        self.bad_steps_in_a_row += 1
+        limit = self.train_cfg.max_bad_steps
+        if self.bad_steps_in_a_row >= limit:
+            t = self.train_cfg
+            raise TrainingDiverged(
+                f"training stopped at step {self.progress.step}: {self.bad_steps_in_a_row} consecutive steps had a "
+                f"non-finite loss or gradient (train.max_bad_steps={limit}; {self.progress.skipped_steps} skipped "
+                f"in all). Likely causes: a learning rate too high (train.lr={t.lr}, train.warmup_steps="
+                f"{t.warmup_steps}), overflow in reduced precision (train.precision={t.precision}; try fp32), no "
+                f"gradient clipping (train.clip_norm={t.clip_norm}). The last checkpoint holds the weights before "
+                f"the fault.")
 
     def train(self) -> None:
+        """Train until a budget runs out. Raises Interrupted after saving when SIGINT / SIGTERM arrives."""
+        with self.stop:
+            self._train()
+
+    def _train(self) -> None:
         t = self.train_cfg
         for callback in self.callbacks:
             if hasattr(callback, "on_start"):
@@ -216,7 +251,9 @@ class Trainer:
                 self.progress.batch_in_epoch += 1
                 self.progress.train_seconds += time.perf_counter() - started
                 if stats is None:
+                    self.count_bad_step()
                     continue
+                self.bad_steps_in_a_row = 0
                 self.progress.step += 1
                 self.progress.target_tokens += stats["tokens"]
                 window_tokens += stats["tokens"]
@@ -232,14 +269,19 @@ class Trainer:
                     self.validate()
                     window_start = time.perf_counter()
                 if self.progress.step % t.save_every == 0:
-                    self.save("last.pt")
+                    self.save("last.pt", keep_previous=True)
+                if self.stop.requested:
+                    break
+            if self.stop.requested:
+                bar.close()
+                raise Interrupted(self.stop.signum, self.progress.step, self.save("last.pt", keep_previous=True))
             if self.progress.batch_in_epoch >= len(batches):
                 self.progress.epoch += 1
                 self.progress.batch_in_epoch = 0
         bar.close()
         if self.progress.step % t.valid_every:
             self.validate()
-        self.save("last.pt")
+        self.save("last.pt", keep_previous=True)
         for callback in self.callbacks:
             if hasattr(callback, "on_end"):
                 callback.on_end(self)

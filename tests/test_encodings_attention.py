@@ -1,0 +1,490 @@
+"""Encodings inside attention: each works through encoder, decoder and cached decoding, and has its defining
+property (offset-only logits, ALiBi's geometric slopes, T5's buckets, Shaw's clipping, xPos's decay, URPE's
+Toeplitz matrix, ...), checked against the paper's formula written out naively on small tensors."""
+from __future__ import annotations
+
+import math
+
+import pytest
+import torch
+from torch.utils._python_dispatch import TorchDispatchMode
+
+from conftest import make_config
+from translate.decoding.search import greedy_search
+from translate.encodings.base import NO_TERMS
+from translate.encodings.alibi import ALiBi, alibi_slopes
+from translate.encodings.deberta import DeBERTa, log_bucket
+from translate.encodings.fire import Fire
+from translate.encodings.kerple import Kerple
+from translate.encodings.nezha import Nezha
+from translate.encodings.relative import expand_index, relative_shift, sinusoid_table
+from translate.encodings.rope import RoPE
+from translate.encodings.shaw import Shaw
+from translate.encodings.t5 import T5, t5_bucket
+from translate.encodings.transformer_xl import TransformerXL
+from translate.encodings.tupe import TUPE
+from translate.encodings.urpe import URPE
+from translate.encodings.xpos import XPos
+from translate.model.attention import attend
+from translate.model.builder import build_encoding, build_model
+
+PAD, BOS, EOS, VOCAB = 0, 2, 3, 40
+ATTENTION_ENCODINGS = ["shaw", "nezha", "transformer_xl", "deberta", "tupe", "t5", "alibi", "kerple", "fire", "urpe",
+                       "rope", "xpos"]
+# Logits depend on the offset i - j only (TUPE adds an absolute correlation; FIRE only below its threshold L).
+OFFSET_ONLY = [name for name in ATTENTION_ENCODINGS if name != "tupe"]
+D, H = 32, 4
+DH = D // H
+
+
+@pytest.fixture(autouse=True, scope="module")
+def one_thread():
+    """These tensors are tiny: a second thread only adds synchronisation (and stalls on a shared machine)."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
+def build(name: str, *overrides: str, seed: int = 0):
+    torch.manual_seed(seed)
+    cfg = make_config("model=tiny", f"encoding={name}", "model.dropout=0.0", *overrides)
+    return build_model(cfg, VOCAB, PAD)
+
+
+def encoding_of(name: str, *overrides: str, seed: int = 0):
+    """The encoding alone, at width D with H heads (the tensors of `random_qkv`)."""
+    torch.manual_seed(seed)
+    cfg = make_config(f"encoding={name}", *overrides)
+    return build_encoding(cfg.encoding, cfg.ablation, D, H)
+
+
+def random_qkv(tq: int, tk: int, batch: int = 2, seed: int = 0):
+    g = torch.Generator().manual_seed(seed)
+    return (torch.randn(batch, H, tq, DH, generator=g), torch.randn(batch, H, tk, DH, generator=g),
+            torch.randn(batch, H, tk, DH, generator=g))
+
+
+def attention(encoding, kind: str, q_positions, k_positions, q, k, v):
+    """(output, probabilities) of one attention with the encoding's terms: everything a term can change."""
+    terms = encoding.attention_terms(kind, q_positions, k_positions)
+    return attend(q, k, v, terms.bias, terms, 0.0, need_weights=True)
+
+
+def source_batch():
+    g = torch.Generator().manual_seed(0)
+    rows = [torch.randint(4, VOCAB, (n,), generator=g).tolist() + [EOS] for n in (7, 3, 5, 9)]
+    width = max(map(len, rows))
+    return torch.tensor([r + [PAD] * (width - len(r)) for r in rows])
+
+
+# -- every encoding: forward, backward, cached decoding -----------------------------------------------------------
+
+@pytest.mark.parametrize("name", ATTENTION_ENCODINGS)
+def test_forward_and_backward_through_encoder_and_decoder(name):
+    model = build(name, "encoding.cross_attention=true")
+    src, tgt = source_batch(), torch.randint(4, VOCAB, (4, 6))
+    hidden = model(src, tgt)
+    assert hidden.shape == (4, 6, 64) and torch.isfinite(hidden).all()
+    model.project(hidden).logsumexp(-1).mean().backward()
+    for pname, p in model.encoding.named_parameters():
+        assert p.grad is not None and torch.isfinite(p.grad).all(), pname
+        assert p.grad.abs().sum() > 0, f"{pname} gets no gradient"
+
+
+@pytest.mark.parametrize("cross", [False, True])
+@pytest.mark.parametrize("name", ATTENTION_ENCODINGS)
+def test_cached_decoding_equals_uncached(name, cross):
+    model = build(name, f"encoding.cross_attention={str(cross).lower()}", seed=1).eval()
+    with torch.no_grad():
+        model.output.weight.mul_(3.0)  # eos becomes likely enough for outputs of varied lengths
+    src = source_batch()
+    encoded = model.encode(src)
+    prefix = torch.randint(4, VOCAB, (src.size(0), 7))
+    full = model.project(model.decode(prefix, encoded).hidden)
+    cache = []
+    steps = [model.project(model.decode(prefix[:, t:t + 1], encoded, cache=cache, start=t).hidden)
+             for t in range(prefix.size(1))]
+    torch.testing.assert_close(torch.cat(steps, dim=1), full, atol=1e-5, rtol=1e-5)
+    if cross:  # the whole search once per encoding (the cross=True model uses every path)
+        assert greedy_search(model, src, BOS, EOS, PAD, use_cache=True) == \
+            greedy_search(model, src, BOS, EOS, PAD, use_cache=False)
+
+
+@pytest.mark.parametrize("name", ATTENTION_ENCODINGS)
+def test_cross_attention_is_off_unless_configured(name):
+    off, on = encoding_of(name), encoding_of(name, "encoding.cross_attention=true")
+    q_pos, k_pos = torch.arange(3), torch.arange(5)
+    assert off.attention_terms("cross", q_pos, k_pos) is NO_TERMS
+    q, k, v = random_qkv(3, 5)
+    plain, _ = attend(q, k, v, None, off.attention_terms("cross", q_pos, k_pos), 0.0, need_weights=True)
+    positioned, _ = attention(on, "cross", q_pos, k_pos, q, k, v)
+    assert not torch.allclose(plain, positioned, atol=1e-6)
+
+
+@pytest.mark.parametrize("name", OFFSET_ONLY)
+@pytest.mark.parametrize("kind", ["encoder", "decoder", "cross"])
+def test_shifting_every_position_changes_nothing(name, kind):
+    encoding = encoding_of(name, "encoding.cross_attention=true")
+    q, k, v = random_qkv(5, 7)
+    q_pos, k_pos = (torch.arange(2, 7), torch.arange(7)) if kind == "decoder" else (torch.arange(5), torch.arange(7))
+    out, probs = attention(encoding, kind, q_pos, k_pos, q, k, v)
+    shifted_out, shifted_probs = attention(encoding, kind, q_pos + 13, k_pos + 13, q, k, v)
+    torch.testing.assert_close(shifted_probs, probs, atol=1e-5, rtol=1e-4)
+    torch.testing.assert_close(shifted_out, out, atol=1e-5, rtol=1e-4)
+    moved_out, _ = attention(encoding, kind, q_pos + 1, k_pos, q, k, v)  # a different offset does change them
+    assert not torch.allclose(moved_out, out, atol=1e-4)
+
+
+@pytest.mark.parametrize("name", ATTENTION_ENCODINGS)
+def test_positions_per_sentence_give_the_same_terms_as_shared_ones(name):
+    encoding = encoding_of(name)
+    q, k, v = random_qkv(4, 6)
+    shared = attention(encoding, "encoder", torch.arange(4), torch.arange(6), q, k, v)
+    batched = attention(encoding, "encoder", torch.arange(4).expand(2, 4), torch.arange(6).expand(2, 6), q, k, v)
+    for a, b in zip(shared, batched):
+        torch.testing.assert_close(b, a, atol=1e-5, rtol=1e-5)
+
+
+class LargestTensor(TorchDispatchMode):
+    def __init__(self):
+        super().__init__()
+        self.numel = 0
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        out = func(*args, **(kwargs or {}))
+        for t in out if isinstance(out, (tuple, list)) else [out]:
+            if isinstance(t, torch.Tensor):
+                self.numel = max(self.numel, t.numel())
+        return out
+
+
+@pytest.mark.parametrize("name", ["shaw", "nezha", "transformer_xl", "deberta"])
+def test_relative_terms_never_build_a_tensor_per_pair_and_head_dim(name):
+    model = build(name)
+    src, tgt = torch.randint(4, VOCAB, (2, 40)), torch.randint(4, VOCAB, (2, 40))
+    with LargestTensor() as largest:
+        model.project(model(src, tgt)).sum().backward()
+    per_pair_and_dim = 2 * 4 * 40 * 40 * (64 // 4)  # B * H * Tq * Tk * Dh
+    assert largest.numel < per_pair_and_dim / 4
+
+
+def test_no_encoding_leaves_the_encoder_permutation_equivariant():
+    model = build("none").eval()
+    src = torch.tensor([[5, 6, 7, 8, 9, 3, PAD], [10, 11, 12, 13, 14, 15, 3]])
+    perm = torch.tensor([3, 0, 4, 1, 2, 5])  # the first sentence's tokens; its padding stays last
+    permuted = src.clone()
+    permuted[0, :6] = src[0, perm]
+    a, b = model.encode(src).memory, model.encode(permuted).memory
+    torch.testing.assert_close(b[0, :6], a[0, perm], atol=1e-5, rtol=1e-5)
+    torch.testing.assert_close(b[1], a[1])
+    rope = build("rope").eval()
+    assert not torch.allclose(rope.encode(permuted).memory[0, :6], rope.encode(src).memory[0, perm], atol=1e-4)
+
+
+@pytest.mark.parametrize("name, key, value", [
+    ("shaw", "max_relative_position", 0), ("t5", "num_buckets", 2), ("kerple", "variant", "cubic"),
+    ("rope", "rotary_fraction", 0.0), ("alibi", "cross_attention", "yes"), ("urpe", "max_length", 1),
+    ("deberta", "max_relative_positions", 3), ("tupe", "relative_bias", "sometimes"),
+])
+def test_a_bad_hyperparameter_names_key_and_value(name, key, value):
+    with pytest.raises(ValueError, match=f"encoding.{key}={value!r}".replace("(", r"\(")):
+        build(name, f"encoding.{key}={value}")
+
+
+# -- relative logits: gather and shift ----------------------------------------------------------------------------
+
+def test_relative_shift_equals_the_gather_it_replaces():
+    for tq, tk, q0 in [(5, 5, 0), (1, 6, 5), (3, 8, 5), (4, 2, 0)]:
+        scores = torch.randn(2, 3, tq, tq + tk - 1)
+        q_pos, k_pos = torch.arange(q0, q0 + tq), torch.arange(tk)
+        rows = (q_pos[-1] - k_pos[0]) - (q_pos[:, None] - k_pos[None, :])  # descending distances
+        expected = scores.gather(-1, expand_index(rows, (2, 3, tq, tk)))
+        torch.testing.assert_close(relative_shift(scores, tk), expected)
+
+
+# -- Shaw and NEZHA -----------------------------------------------------------------------------------------------
+
+def shaw_reference(encoding, q_pos, k_pos, q, k, v):
+    """The paper's equations with a^K, a^V materialised per pair."""
+    kk = encoding.max_relative_position
+    rows = (k_pos[None, :] - q_pos[:, None]).clamp(-kk, kk) + kk
+    a_k, a_v = encoding.key_table[rows], encoding.value_table[rows]  # (Tq, Tk, Dh)
+    logits = (torch.einsum("bhqd,bhkd->bhqk", q, k) + torch.einsum("bhqd,qkd->bhqk", q, a_k)) / math.sqrt(DH)
+    probs = logits.softmax(-1)
+    return torch.einsum("bhqk,bhkd->bhqd", probs, v) + torch.einsum("bhqk,qkd->bhqd", probs, a_v), probs
+
+
+@pytest.mark.parametrize("cls", [Shaw, Nezha])
+def test_shaw_terms_match_the_paper_written_out(cls):
+    encoding = cls(D, H, max_relative_position=3)
+    if cls is Shaw:
+        torch.nn.init.normal_(encoding.key_table)
+        torch.nn.init.normal_(encoding.value_table)
+    q, k, v = random_qkv(6, 9)
+    q_pos, k_pos = torch.arange(3, 9), torch.arange(9)
+    out, probs = attention(encoding, "decoder", q_pos, k_pos, q, k, v)
+    ref_out, ref_probs = shaw_reference(encoding, q_pos, k_pos, q, k, v)
+    torch.testing.assert_close(probs, ref_probs, atol=1e-5, rtol=1e-5)
+    torch.testing.assert_close(out, ref_out, atol=1e-5, rtol=1e-5)
+
+
+def test_shaw_clips_distances_beyond_k():
+    encoding = Shaw(D, H, max_relative_position=2)
+    torch.nn.init.normal_(encoding.key_table)
+    q = torch.randn(1, H, 1, DH)
+    k = torch.randn(1, H, 1, DH).expand(1, H, 10, DH)  # the same key content at every position
+    logits = encoding.attention_terms("encoder", torch.tensor([0]), torch.arange(10)).content_bias(q, k)[0, :, 0]
+    torch.testing.assert_close(logits[:, 2:], logits[:, 2:3].expand(H, 8))  # j - i >= k all read row +k
+    assert not torch.allclose(logits[:, 0], logits[:, 1]) and not torch.allclose(logits[:, 1], logits[:, 2])
+    assert encoding.key_table.shape == (5, DH)  # 2k + 1 rows of the head width, shared by the heads
+
+
+def test_nezha_tables_are_fixed_sinusoids():
+    encoding = Nezha(D, H, max_relative_position=4)
+    assert not list(encoding.parameters())
+    d = torch.arange(-4, 5).float()[:, None]
+    freq = 10000.0 ** (-torch.arange(0, DH, 2).float() / DH)
+    torch.testing.assert_close(encoding.key_table[:, 0::2], torch.sin(d * freq))
+    torch.testing.assert_close(encoding.value_table[:, 1::2], torch.cos(d * freq))
+
+
+# -- Transformer-XL -----------------------------------------------------------------------------------------------
+
+def xl_reference(encoding, q_pos, k_pos, q, k):
+    """Dai et al.'s four terms with W_R R_{i-j} materialised per pair -> probabilities."""
+    tq, tk = len(q_pos), len(k_pos)
+    r = encoding.r_proj(sinusoid_table(q_pos[:, None] - k_pos[None, :], D, 10000.0)).view(tq, tk, H, DH)
+    u, w = encoding.u.view(H, DH), encoding.v.view(H, DH)
+    logits = (torch.einsum("bhqd,bhkd->bhqk", q, k) + torch.einsum("bhqd,qkhd->bhqk", q, r)
+              + torch.einsum("hd,bhkd->bhk", u, k)[:, :, None] + torch.einsum("hd,qkhd->hqk", w, r)) / math.sqrt(DH)
+    return logits.softmax(-1)
+
+
+def test_transformer_xl_terms_match_the_paper_written_out():
+    encoding = TransformerXL(D, H)
+    torch.nn.init.normal_(encoding.u)
+    torch.nn.init.normal_(encoding.v)
+    q, k, v = random_qkv(4, 7)
+    k_pos = torch.arange(7)
+    for q_pos in (torch.arange(3, 7), torch.tensor([5, 3, 6, 4])):  # the relative shift, then the gather
+        _, probs = attention(encoding, "decoder", q_pos, k_pos, q, k, v)
+        torch.testing.assert_close(probs, xl_reference(encoding, q_pos, k_pos, q, k), atol=1e-5, rtol=1e-5)
+
+
+# -- DeBERTa ------------------------------------------------------------------------------------------------------
+
+def test_deberta_log_buckets_are_exact_up_to_half_the_buckets_then_logarithmic():
+    d = torch.arange(-600, 601)
+    bucket = log_bucket(d, 16, 64)
+    exact = d.abs() <= 8
+    assert torch.equal(bucket[exact], d[exact])
+    far = d[~exact].abs().float()
+    expected = torch.ceil(torch.log(far / 8) / math.log(63 / 8) * 7).long() + 8
+    assert torch.equal(bucket[~exact].abs(), expected) and torch.equal(bucket.sign(), d.sign())
+    assert int(bucket[d == 63]) == 15 and bool((bucket.diff() >= 0).all())  # monotone, bucket 2k/2 - 1 at max - 1
+
+
+def test_deberta_terms_match_the_paper_written_out():
+    encoding = DeBERTa(D, H, position_buckets=4, max_relative_positions=8)
+    q, k, v = random_qkv(5, 9)
+    q_pos, k_pos = torch.arange(4, 9), torch.arange(9)
+    _, probs = attention(encoding, "decoder", q_pos, k_pos, q, k, v)
+
+    def projected(proj, relative):  # (Tq, Tk, H, Dh) rows of P W_r at δ
+        rows = (log_bucket(relative, 4, 8) + 4).clamp(0, 7)
+        return proj(encoding.embeddings[rows]).view(*relative.shape, H, DH)
+
+    key_r = projected(encoding.key_proj, q_pos[:, None] - k_pos[None, :])     # δ(i, j)
+    query_r = projected(encoding.query_proj, k_pos[None, :] - q_pos[:, None])  # δ(j, i)
+    logits = (torch.einsum("bhqd,bhkd->bhqk", q, k) + torch.einsum("bhqd,qkhd->bhqk", q, key_r)
+              + torch.einsum("bhkd,qkhd->bhqk", k, query_r)) / math.sqrt(3 * DH)
+    torch.testing.assert_close(probs, logits.softmax(-1), atol=1e-5, rtol=1e-5)
+
+
+# -- TUPE ---------------------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("relative_bias", [True, False])
+def test_tupe_unties_positions_from_content(relative_bias):
+    encoding = TUPE(D, H, max_positions=16, relative_bias=relative_bias)
+    q, k, v = random_qkv(5, 5)
+    pos = torch.arange(5)
+    terms = encoding.attention_terms("encoder", pos, pos)
+    assert terms.content_bias is None  # positions never meet the words
+    _, probs = attention(encoding, "encoder", pos, pos, q, k, v)
+    p = encoding.norm(encoding.positions[:5])
+    pq = encoding.query_proj(p).view(5, H, DH).transpose(0, 1)
+    pk = encoding.key_proj(p).view(5, H, DH).transpose(0, 1)
+    logits = (torch.einsum("bhqd,bhkd->bhqk", q, k) + pq @ pk.transpose(-1, -2)) / math.sqrt(2 * DH)
+    if relative_bias:
+        logits = logits + encoding.relative.tables["encoder"](t5_bucket(pos[None] - pos[:, None], True, 32, 128)
+                                                              ).permute(2, 0, 1)
+    torch.testing.assert_close(probs, logits.softmax(-1), atol=1e-5, rtol=1e-5)
+
+
+def test_tupe_refuses_positions_beyond_its_table():
+    with pytest.raises(ValueError, match="at most 8 positions"):
+        TUPE(D, H, max_positions=8).attention_terms("encoder", torch.arange(9), torch.arange(9))
+
+
+# -- T5 -----------------------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("bidirectional", [True, False])
+def test_t5_buckets_are_exact_below_half_the_buckets_and_logarithmic_above(bidirectional):
+    buckets, max_distance = 32, 128
+    per_side = buckets // 2 if bidirectional else buckets
+    exact = per_side // 2
+    n = torch.arange(0, 400)  # distance into the past, j - i = -n
+    got = t5_bucket(-n, bidirectional, buckets, max_distance)
+    assert torch.equal(got[:exact], n[:exact])
+    far = n[exact:].float()
+    expected = (exact + (torch.log(far / exact) / math.log(max_distance / exact) * (per_side - exact)).long())
+    assert torch.equal(got[exact:], expected.clamp(max=per_side - 1))
+    assert bool((got[max_distance:] == per_side - 1).all()) and bool((got.diff() >= 0).all())
+    assert int(got[2 * exact]) == exact + (per_side - exact) // int(math.log2(max_distance / exact))  # log-spaced
+    future = t5_bucket(n[1:], bidirectional, buckets, max_distance)
+    if bidirectional:  # the other direction has buckets of its own
+        assert torch.equal(future, got[1:] + per_side)
+    else:  # causal buckets: the future is one bucket (and masked)
+        assert bool((future == 0).all())
+
+
+def test_t5_has_one_scalar_per_head_and_bucket_per_stack_shared_by_layers():
+    encoding = T5(D, H)
+    assert sorted(encoding.tables) == ["decoder", "encoder"]
+    assert encoding.tables["encoder"].weight.shape == (32, H)
+    bias = encoding.attention_terms("encoder", torch.arange(6), torch.arange(6)).bias
+    assert bias.shape == (H, 6, 6)
+    torch.testing.assert_close(bias[:, 2, 4], encoding.tables["encoder"].weight[16 + 2])  # j - i = +2
+
+
+# -- ALiBi and KERPLE ---------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("heads", [1, 4, 8, 16])
+def test_alibi_slopes_are_geometric(heads):
+    slopes = torch.tensor(alibi_slopes(heads))
+    assert math.isclose(float(slopes[0]), 2 ** (-8 / heads), rel_tol=1e-6)
+    torch.testing.assert_close(slopes[1:] / slopes[:-1], torch.full((heads - 1,), 2 ** (-8 / heads)))
+
+
+def test_alibi_slopes_for_other_head_counts_follow_the_paper():
+    six = alibi_slopes(6)  # the 4 slopes of 4 heads, then every other of 8 heads' slopes
+    assert six == pytest.approx([2 ** -2, 2 ** -4, 2 ** -6, 2 ** -8, 2 ** -1, 2 ** -3])
+
+
+def test_alibi_bias_is_minus_slope_times_distance():
+    encoding = ALiBi(D, H)
+    bias = encoding.attention_terms("encoder", torch.arange(5), torch.arange(5)).bias
+    i, j = torch.arange(5)[:, None], torch.arange(5)[None, :]
+    expected = -torch.tensor(alibi_slopes(H))[:, None, None] * (i - j).abs()
+    torch.testing.assert_close(bias, expected)
+    assert not list(encoding.parameters())
+
+
+@pytest.mark.parametrize("variant", ["log", "power"])
+def test_kerple_bias_is_its_kernel(variant):
+    encoding = Kerple(D, H, variant=variant)
+    r1 = encoding.r1["decoder"].detach().clamp(min=0.01)  # as initialised, some values lie below eps
+    r2 = encoding.r2["decoder"].detach().clamp(0.01, 2.0 if variant == "power" else None)
+    distance = (torch.arange(3, 7)[:, None] - torch.arange(7)[None, :]).abs().float()
+    bias = encoding.attention_terms("decoder", torch.arange(3, 7), torch.arange(7)).bias
+    expected = -r1 * (torch.log1p(r2 * distance) if variant == "log" else distance ** r2)
+    torch.testing.assert_close(bias, expected)
+    assert bool((bias.diff(dim=-1)[..., :3] > 0).all())  # the past: nearer keys, larger logits
+
+
+def test_kerple_keeps_its_parameters_in_range_with_live_gradients():
+    encoding = Kerple(D, H, variant="power")
+    with torch.no_grad():
+        encoding.r1["encoder"].fill_(-1.0)
+        encoding.r2["encoder"].fill_(5.0)
+    bias = encoding.attention_terms("encoder", torch.arange(4), torch.arange(4)).bias
+    torch.testing.assert_close(bias[:, 0, 3], torch.full((H,), -0.01 * 3 ** 2.0))  # r1 = eps, r2 = 2
+    bias.sum().backward()
+    assert bool((encoding.r1["encoder"].grad != 0).all()) and bool((encoding.r2["encoder"].grad != 0).all())
+
+
+# -- FIRE ---------------------------------------------------------------------------------------------------------
+
+def test_fire_normalises_the_log_distance_by_the_query_position_beyond_l():
+    encoding = Fire(D, H, init_threshold=8.0)
+    function = encoding.functions["decoder"]
+    bias = encoding.attention_terms("decoder", torch.arange(40), torch.arange(40)).bias  # (H, 40, 40)
+    psi = lambda x: torch.log(0.1 * torch.as_tensor(x, dtype=torch.float32) + 1)  # noqa: E731
+    for i, j in [(3, 1), (7, 0), (20, 17), (39, 2)]:
+        x = psi(i - j) / (psi(max(8, i)) + 1e-6)
+        torch.testing.assert_close(bias[:, i, j], function.mlp(x.view(1, 1)).view(H))
+    torch.testing.assert_close(bias[:, 5, 2], bias[:, 6, 3])  # below L: the offset alone
+    assert not torch.allclose(bias[:, 20, 17], bias[:, 30, 27])  # beyond L: interpolated by the position
+
+
+# -- URPE ---------------------------------------------------------------------------------------------------------
+
+def test_urpe_reweights_probabilities_by_a_toeplitz_matrix():
+    encoding = URPE(D, H, max_length=6)
+    torch.nn.init.normal_(encoding.toeplitz["encoder"])
+    pos = torch.arange(9)
+    c = encoding.toeplitz_matrix("encoder", pos, pos)  # (H, 9, 9)
+    torch.testing.assert_close(c[:, 1:, 1:], c[:, :-1, :-1])  # constant along every diagonal
+    torch.testing.assert_close(c[:, 0, 5:], c[:, 0, 5:6].expand(H, 4))  # beyond N - 1 the border entry
+    q, k, v = random_qkv(9, 9)
+    out, probs = attention(encoding, "encoder", pos, pos, q, k, v)
+    t5_only = T5(D, H)
+    t5_only.tables.load_state_dict(encoding.tables.state_dict())
+    plain = attention(t5_only, "encoder", pos, pos, q, k, v)[1]
+    torch.testing.assert_close(probs, plain * c)
+    torch.testing.assert_close(out, (plain * c) @ v)
+
+
+def test_urpe_starts_as_its_relative_bias():
+    encoding = URPE(D, H)
+    pos = torch.arange(5)
+    t5_only = T5(D, H)
+    t5_only.tables.load_state_dict(encoding.tables.state_dict())
+    q, k, v = random_qkv(5, 5)
+    torch.testing.assert_close(attention(encoding, "encoder", pos, pos, q, k, v)[0],
+                               attention(t5_only, "encoder", pos, pos, q, k, v)[0])
+
+
+# -- RoPE and xPos ------------------------------------------------------------------------------------------------
+
+def rotate(encoding, kind, q_pos, k_pos, q, k):
+    return encoding.attention_terms(kind, q_pos, k_pos).rotate(q, k)
+
+
+def test_rope_rotates_pairs_by_position_times_frequency():
+    encoding = RoPE(D, H)
+    x = torch.randn(1, H, 4, DH)
+    q_rot, k_rot = rotate(encoding, "encoder", torch.arange(4), torch.arange(4), x, x)
+    torch.testing.assert_close(q_rot.norm(dim=-1), x.norm(dim=-1))  # a rotation
+    theta = 10000.0 ** (-torch.arange(0, DH, 2).float() / DH)
+    angle = 3 * theta  # position 3
+    expected_even = x[0, :, 3, 0::2] * torch.cos(angle) - x[0, :, 3, 1::2] * torch.sin(angle)
+    torch.testing.assert_close(q_rot[0, :, 3, 0::2], expected_even)
+    torch.testing.assert_close(q_rot[:, :, 0], x[:, :, 0])  # position 0: identity
+
+
+def test_rope_rotates_only_its_fraction_of_dims():
+    encoding = RoPE(D, H, rotary_fraction=0.5)
+    x = torch.randn(1, H, 5, DH)
+    q_rot, _ = rotate(encoding, "encoder", torch.arange(5), torch.arange(5), x, x)
+    torch.testing.assert_close(q_rot[..., DH // 2:], x[..., DH // 2:])
+    assert not torch.allclose(q_rot[..., 1:, : DH // 2], x[..., 1:, : DH // 2])
+
+
+def test_xpos_decays_decoder_logits_exponentially_with_the_offset():
+    rope, xpos = RoPE(D, H), XPos(D, H, scale_base=16.0)
+    q, k, _ = random_qkv(6, 10)
+    q_pos, k_pos = torch.arange(4, 10), torch.arange(10)
+    rq, rk = rotate(rope, "decoder", q_pos, k_pos, q, k)
+    xq, xk = rotate(xpos, "decoder", q_pos, k_pos, q, k)
+    zeta = (torch.arange(0, DH, 2).float() / DH + 0.4) / 1.4
+    offset = (q_pos[:, None] - k_pos[None, :]).float()  # (Tq, Tk)
+    decay = zeta[:, None, None] ** (offset / 16.0)  # (Dh/2, Tq, Tk): ζ_t^((n - m)/γ) per pair
+    pair_products = (rq[..., :, None, :] * rk[..., None, :, :]).unflatten(-1, (DH // 2, 2)).sum(-1)
+    expected = (pair_products * decay.permute(1, 2, 0)).sum(-1)  # (B, H, Tq, Tk)
+    torch.testing.assert_close(xq @ xk.transpose(-1, -2), expected, atol=1e-5, rtol=1e-5)
+    e_q, e_k = rotate(xpos, "encoder", torch.arange(6), torch.arange(10), q, k)  # bidirectional: rotation alone
+    r_q, r_k = rotate(rope, "encoder", torch.arange(6), torch.arange(10), q, k)
+    torch.testing.assert_close(e_q, r_q)
+    torch.testing.assert_close(e_k, r_k)
