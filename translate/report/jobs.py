@@ -136,7 +136,8 @@ def pe_label(config: dict[str, Any]) -> str:
     ablation = config.get("ablation.name", "none")
     if ablation != "none":
         params = [f"{k.split('.', 1)[1]}={v}" for k, v in sorted(config.items())
-                  if k.startswith("ablation.") and k not in ("ablation.name", "ablation._target_")]
+                  if k.startswith("ablation.") and k not in ("ablation.name", "ablation._target_")
+                  and v not in (None, (), "")]
         label += f" + {ablation}" + (f"({', '.join(params)})" if params else "")
     return label
 

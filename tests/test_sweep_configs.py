@@ -1,0 +1,123 @@
+"""conf/sweep: every sweep composes into a multirun, expands into the jobs it promises (as Hydra's basic sweeper
+expands them), and names each job's folder after its settings, so that a rerun finds the same folders."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hydra import compose, initialize_config_dir
+from hydra.core.override_parser.overrides_parser import OverridesParser
+from hydra.types import RunMode
+from omegaconf import OmegaConf
+
+from conftest import CONF_DIR
+from translate.config import validate_config
+from translate.model.builder import build_model
+
+SWEEPS = sorted(p.stem for p in (Path(CONF_DIR) / "sweep").glob("*.yaml"))
+ENCODINGS = sorted(p.stem for p in (Path(CONF_DIR) / "encoding").glob("*.yaml"))
+
+
+def compose_job(*overrides: str):
+    """A job's config with its hydra node, as the launcher composes it."""
+    with initialize_config_dir(config_dir=CONF_DIR, version_base="1.3"):
+        return compose(config_name="config", overrides=list(overrides), return_hydra_config=True)
+
+
+def sweep_jobs(*overrides: str) -> list[list[str]]:
+    """The override lists of every job of a multirun: the sweep's params, then the command line, expanded by
+    Hydra's basic sweeper (glob() over a config group included)."""
+    from hydra._internal.config_loader_impl import ConfigLoaderImpl
+    from hydra._internal.core_plugins.basic_sweeper import BasicSweeper
+    from hydra._internal.utils import create_config_search_path
+
+    loader = ConfigLoaderImpl(config_search_path=create_config_search_path(CONF_DIR))
+    cfg = loader.load_configuration("config", list(overrides), run_mode=RunMode.MULTIRUN)
+    params = [f"{key}={value}" for key, value in cfg.hydra.sweeper.params.items()]
+    parsed = OverridesParser.create(config_loader=loader).parse_overrides(params + list(cfg.hydra.overrides.task))
+    return [list(job) for batch in BasicSweeper.split_arguments(parsed, None) for job in batch]
+
+
+def job_folder(cfg) -> str:
+    return str(Path(cfg.hydra.sweep.dir) / OmegaConf.select(cfg, "hydra.sweep.subdir"))
+
+
+def test_the_promised_sweeps_exist():
+    assert {"encodings", "seed_repro", "seed_repro_cpu", "length_extrapolation", "seeds"} <= set(SWEEPS)
+
+
+@pytest.mark.parametrize("name", [s for s in SWEEPS if s != "seeds"])
+def test_a_sweep_is_a_resumable_parallel_multirun_in_its_own_folder(name):
+    cfg = compose_job(f"+sweep={name}")
+    assert str(cfg.hydra.mode) == "RunMode.MULTIRUN"
+    assert cfg.hydra.launcher._target_.endswith("JoblibLauncher") and cfg.hydra.launcher.n_jobs >= 1
+    assert cfg.train.resume == "auto"
+    assert cfg.hydra.sweep.dir == f"sweeps/{name}"
+    validate_config(cfg)
+
+
+@pytest.mark.parametrize("name", ["encodings", "length_extrapolation"])
+def test_encoding_sweeps_cover_every_encoding_once(name):
+    jobs = sweep_jobs(f"+sweep={name}")
+    assert sorted(o.split("=")[1] for job in jobs for o in job if o.startswith("encoding=")) == ENCODINGS
+    folders = {job_folder(compose_job(*job)) for job in jobs[:3]}
+    assert len(folders) == 3  # one folder per encoding
+    if name == "length_extrapolation":
+        cfg = compose_job(*jobs[0])
+        assert cfg.data.train_max_words == 10 and cfg.data.train_min_words is None
+
+
+def test_seed_repro_is_three_encodings_by_two_training_lengths():
+    jobs = sweep_jobs("+sweep=seed_repro")
+    assert len(jobs) == 6
+    found = {}
+    for job in jobs:
+        cfg = compose_job(*job)
+        validate_config(cfg)
+        assert cfg.model.name == "base" and cfg.model.d_model == 512
+        assert cfg.data.test_limit is None and cfg.data.name == "tatoeba"  # every test bucket is evaluated
+        key = (cfg.encoding.name, cfg.ablation.name, cfg.ablation.get("from"),
+               cfg.data.train_min_words, cfg.data.train_max_words)
+        found[key] = job_folder(cfg)
+    assert set(found) == {(enc, abl, frm, lo, hi) for enc, abl, frm in (("sinusoidal", "none", None),
+                                                                         ("sinusoidal", "zero_dims", 400),
+                                                                         ("none", "none", None))
+                          for lo, hi in ((1, 9), (11, 17))}
+    assert found[("none", "none", None, 11, 17)] == "sweeps/seed_repro/none_none_words11-17_seed1"
+    assert len(set(found.values())) == 6
+
+
+@pytest.mark.parametrize("pe", ["sinusoidal", "sinusoidal_zero_dims", "none"])
+def test_seed_repro_models_build(pe):
+    cfg = compose_job("+sweep=seed_repro", f"+sweep/pe={pe}", "+sweep/train_words=under_10")
+    model = build_model(cfg, vocab_size=100, pad_id=0)
+    table = model.encoding.table(__import__("torch").arange(30))  # (T, d_model) or None without a table
+    if pe == "sinusoidal_zero_dims":
+        assert table[:, 400:].abs().sum() == 0 and table[:, :400].abs().sum() > 0
+    elif pe == "sinusoidal":
+        assert table[:, 400:].abs().sum() > 0
+
+
+def test_seeds_multiply_another_sweep_in_its_folder():
+    jobs = sweep_jobs("+sweep=[seed_repro,seeds]")
+    assert len(jobs) == 18
+    cfg = compose_job(*[o for o in jobs[-1]])
+    assert cfg.hydra.sweep.dir == "sweeps/seed_repro" and cfg.seed == 3
+    assert job_folder(cfg).endswith("_seed3")
+    assert compose_job("+sweep=[encodings,seeds]").hydra.launcher._target_.endswith("JoblibLauncher")
+
+
+def test_cpu_repro_keeps_the_experiment_and_shrinks_the_budget():
+    full, cpu = sweep_jobs("+sweep=seed_repro"), sweep_jobs("+sweep=seed_repro_cpu")
+    strip = [[o for o in job if not o.startswith("+sweep=")] for job in full]
+    assert [[o for o in job if not o.startswith("+sweep=")] for job in cpu] == strip
+    cfg = compose_job(*cpu[0])
+    assert cfg.model.d_model == 512 and cfg.hydra.sweep.dir == "sweeps/seed_repro_cpu"
+    assert cfg.train.num_threads * cfg.hydra.launcher.n_jobs <= 2       # 2 cores
+    assert cfg.train.max_minutes * 3 <= 150                              # 6 jobs, 2 at a time, with test decoding
+
+
+def test_slurm_launcher_config_composes():
+    cfg = compose_job("+sweep=encodings", "hydra/launcher=slurm")
+    assert cfg.hydra.launcher._target_ == "hydra_plugins.hydra_submitit_launcher.submitit_launcher.SlurmLauncher"
+    assert cfg.hydra.launcher.timeout_min > 0 and cfg.hydra.launcher.gpus_per_node == 1
