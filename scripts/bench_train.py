@@ -1,0 +1,228 @@
+"""Training throughput: our training step against a plain PyTorch-tutorial Transformer, in one process.
+
+    python scripts/bench_train.py --model small --steps 8
+    python scripts/bench_train.py --model base --steps 4 --rss small base
+
+Both sides train on the same Tatoeba sentences with the same sizes (d_model, heads, layers, FFN, vocabulary):
+  ours      Trainer.train_step: token-budget batches of length-sorted sentences, loss on non-pad rows only,
+            fused AdamW, SDPA attention;
+  baseline  torch.nn.Transformer + sinusoidal PE + a full-vocabulary CrossEntropyLoss(ignore_index=pad), Adam,
+            random batches padded to their longest sentence, as many sentences per batch as ours on average.
+Steps alternate between the two so that other processes on the machine slow both alike; absolute numbers on a
+shared machine are noisy, the ratios are what to read. FLOPs count only the useful (non-pad) work of the model's
+matmuls (attention scores included, causal ones in full), x3 for forward + backward; the share is of the fp32
+matmul peak measured here with a large torch.matmul (best of runs before and after).
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import random
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import torch
+from torch import nn
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+
+def compose(*overrides: str):
+    from hydra import compose as hydra_compose, initialize_config_dir
+
+    with initialize_config_dir(config_dir=str(ROOT / "conf"), version_base="1.3"):
+        return hydra_compose(config_name="config", overrides=list(overrides))
+
+
+# -- the machine's peak ---------------------------------------------------------------------------------------------
+def matmul_peak(n: int = 4096, repeats: int = 4) -> float:
+    """Best fp32 FLOP/s of an n x n x n matmul."""
+    a, b = torch.randn(n, n), torch.randn(n, n)
+    a @ b
+    best = 0.0
+    for _ in range(repeats):
+        started = time.perf_counter()
+        a @ b
+        best = max(best, 2 * n ** 3 / (time.perf_counter() - started))
+    return best
+
+
+# -- useful model FLOPs ---------------------------------------------------------------------------------------------
+def train_flops(m, vocab: int, src_lens: list[int], tgt_lens: list[int]) -> float:
+    """Forward + backward matmul FLOPs of one batch, real tokens only. src_lens / tgt_lens per sentence (with
+    eos / bos), m: the model config."""
+    d, f = m.d_model, m.d_ff
+    s, t = sum(src_lens), sum(tgt_lens)
+    ss = sum(x * x for x in src_lens)
+    tt = sum(x * x for x in tgt_lens)
+    st = sum(a * b for a, b in zip(src_lens, tgt_lens))
+    encoder = m.n_encoder_layers * (2 * s * (4 * d * d + 2 * d * f) + 4 * ss * d)
+    decoder = m.n_decoder_layers * (2 * t * (4 * d * d + 2 * d * d + 2 * d * f) + 2 * s * 2 * d * d
+                                    + 4 * tt * d + 4 * st * d)
+    output = 2 * t * d * vocab
+    return 3.0 * (encoder + decoder + output)
+
+
+# -- the baseline: what a user writes from the PyTorch tutorial -----------------------------------------------------
+class TutorialTransformer(nn.Module):
+    def __init__(self, vocab: int, m, max_len: int = 512) -> None:
+        super().__init__()
+        self.src_embed, self.tgt_embed = nn.Embedding(vocab, m.d_model), nn.Embedding(vocab, m.d_model)
+        position = torch.arange(max_len)[:, None]
+        div = torch.exp(torch.arange(0, m.d_model, 2) * (-math.log(10000.0) / m.d_model))
+        pe = torch.zeros(max_len, m.d_model)
+        pe[:, 0::2], pe[:, 1::2] = torch.sin(position * div), torch.cos(position * div)
+        self.register_buffer("pe", pe)
+        self.dropout = nn.Dropout(m.dropout)
+        self.transformer = nn.Transformer(m.d_model, m.n_heads, m.n_encoder_layers, m.n_decoder_layers, m.d_ff,
+                                          m.dropout, batch_first=True, norm_first=m.norm_position == "pre")
+        self.generator = nn.Linear(m.d_model, vocab)
+        self.scale = math.sqrt(m.d_model)
+
+    def embed(self, embedding: nn.Embedding, tokens: torch.Tensor) -> torch.Tensor:
+        return self.dropout(embedding(tokens) * self.scale + self.pe[: tokens.size(1)])
+
+    def forward(self, src, tgt_in, pad_id: int):
+        causal = nn.Transformer.generate_square_subsequent_mask(tgt_in.size(1))
+        src_pad, tgt_pad = src.eq(pad_id), tgt_in.eq(pad_id)
+        out = self.transformer(self.embed(self.src_embed, src), self.embed(self.tgt_embed, tgt_in), tgt_mask=causal,
+                               src_key_padding_mask=src_pad, tgt_key_padding_mask=tgt_pad,
+                               memory_key_padding_mask=src_pad, tgt_is_causal=True)
+        return self.generator(out)  # (B, T, V): every position, padding included
+
+
+class Baseline:
+    def __init__(self, cfg, vocab: int, pad_id: int, label_smoothing: float) -> None:
+        torch.manual_seed(cfg.seed)
+        self.model, self.pad_id = TutorialTransformer(vocab, cfg.model), pad_id
+        self.optimizer = torch.optim.Adam(self.model.parameters(), lr=1e-4, betas=(0.9, 0.98), eps=1e-9)
+        self.criterion = nn.CrossEntropyLoss(ignore_index=pad_id, label_smoothing=label_smoothing)
+
+    def step(self, batch) -> int:
+        self.model.train()
+        logits = self.model(batch.src, batch.tgt_in, self.pad_id)
+        loss = self.criterion(logits.reshape(-1, logits.size(-1)), batch.tgt_out.reshape(-1))
+        self.optimizer.zero_grad()
+        loss.backward()
+        self.optimizer.step()
+        return int(batch.tgt_out.ne(self.pad_id).sum())
+
+
+def random_batches(n: int, size: int, seed: int) -> list[list[int]]:
+    order = list(range(n))
+    random.Random(seed).shuffle(order)
+    return [order[i: i + size] for i in range(0, n, size)]
+
+
+def padding(lens: list[int], batches: list[list[int]]) -> float:
+    real = sum(lens[i] for b in batches for i in b)
+    return 1 - real / sum(len(b) * max(lens[i] for i in b) for b in batches)
+
+
+# -- measurements ---------------------------------------------------------------------------------------------------
+def build(model: str, overrides: list[str]):
+    from translate.data.pipeline import prepare_data
+    from translate.training.device import make_runtime
+    from translate.training.trainer import Trainer
+
+    cfg = compose(f"model={model}", "train.device=cpu", "train.precision=fp32", *overrides)
+    data = prepare_data(cfg.data)
+    trainer = Trainer(cfg, data, make_runtime("cpu", "fp32"), Path(tempfile.mkdtemp(prefix="bench_train_")))
+    return cfg, data, trainer
+
+
+def peak_rss_of_training(model: str, steps: int, overrides: list[str]) -> float:
+    """GiB; in a fresh process that only builds and trains ours (data preparation included)."""
+    code = (f"import resource, sys; sys.path.insert(0, {str(ROOT / 'scripts')!r}); import bench_train as b; "
+            f"cfg, data, trainer = b.build({model!r}, {overrides!r}); "
+            f"[trainer.train_step(x) for x in trainer.epoch_batches(0)[:{steps}]]; "
+            f"print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return int(out.stdout.split()[-1]) / 2 ** 20  # ru_maxrss is in KiB on Linux
+
+
+def profile_ours(trainer, batches, rows: int = 25) -> None:
+    from torch.profiler import ProfilerActivity, profile
+
+    with profile(activities=[ProfilerActivity.CPU]) as prof:
+        for indices in batches:
+            trainer.train_step(indices)
+    print(prof.key_averages().table(sort_by="self_cpu_time_total", row_limit=rows))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--model", default="small", help="conf/model/<name>.yaml")
+    parser.add_argument("--steps", type=int, default=8, help="measured steps per side (after 2 warm-up steps)")
+    parser.add_argument("--threads", type=int, default=None, help="torch threads (default: torch's choice)")
+    parser.add_argument("--profile", type=int, default=0, help="also profile this many of our steps")
+    parser.add_argument("--rss", nargs="*", default=[], help="model sizes whose peak RSS of training to print")
+    parser.add_argument("overrides", nargs="*", help="Hydra overrides, e.g. data.train_limit=50000")
+    args = parser.parse_args()
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    from translate.data.batching import collate
+
+    print(f"torch {torch.__version__}, {torch.get_num_threads()} threads, load average before "
+          f"{os.getloadavg()[0]:.2f} (other processes share these cores: read the ratios)")
+    peak = matmul_peak()
+    cfg, data, trainer = build(args.model, args.overrides)
+    tok, split = data.tokenizer, data.splits["train"]
+    vocab, (src_lens, tgt_lens) = len(tok), split.lengths()
+    ours_batches = trainer.epoch_batches(0)
+    per_batch = round(len(split) / len(ours_batches))
+    base_batches = random_batches(len(split), per_batch, cfg.seed)
+    baseline = Baseline(cfg, vocab, tok.pad_id, cfg.train.label_smoothing)
+    print(f"model={args.model}: {sum(p.numel() for p in trainer.model.parameters()) / 1e6:.1f}M parameters (ours), "
+          f"{sum(p.numel() for p in baseline.model.parameters()) / 1e6:.1f}M (baseline, untied embeddings); "
+          f"{len(split)} train pairs, {per_batch} sentences per batch on average")
+
+    def flops(indices):
+        return train_flops(cfg.model, vocab, [src_lens[i] for i in indices], [tgt_lens[i] for i in indices])
+
+    totals = {name: {"tokens": 0, "seconds": 0.0, "flops": 0.0} for name in ("ours", "baseline")}
+    warmup = 2
+    for step in range(warmup + args.steps):
+        for name in ("ours", "baseline"):
+            indices = (ours_batches if name == "ours" else base_batches)[step]
+            started = time.perf_counter()
+            if name == "ours":
+                tokens = trainer.train_step(indices)["tokens"]
+            else:
+                tokens = baseline.step(collate(split.src, split.tgt, indices, tok.pad_id, tok.bos_id, tok.eos_id))
+            seconds = time.perf_counter() - started
+            if step >= warmup:
+                total = totals[name]
+                total["tokens"] += tokens
+                total["seconds"] += seconds
+                total["flops"] += flops(indices)
+    peak = max(peak, matmul_peak())
+    measured = slice(warmup, warmup + args.steps)
+    pads = {"ours": (padding(src_lens, ours_batches[measured]), padding(tgt_lens, ours_batches[measured])),
+            "baseline": (padding(src_lens, base_batches[measured]), padding(tgt_lens, base_batches[measured]))}
+    print(f"fp32 matmul peak measured now: {peak / 1e9:.1f} GFLOP/s")
+    print(f"{'':9s} {'tgt tok/s':>10s} {'pad src':>8s} {'pad tgt':>8s} {'GFLOP/s':>8s} {'of peak':>8s}")
+    rates = {}
+    for name, total in totals.items():
+        rates[name] = total["tokens"] / total["seconds"]
+        flop_rate = total["flops"] / total["seconds"]
+        print(f"{name:9s} {rates[name]:10.0f} {100 * pads[name][0]:7.1f}% {100 * pads[name][1]:7.1f}% "
+              f"{flop_rate / 1e9:8.1f} {100 * flop_rate / peak:7.1f}%")
+    print(f"ratio ours / baseline (non-pad target tokens/s): {rates['ours'] / rates['baseline']:.2f}")
+    print(f"load average after {os.getloadavg()[0]:.2f}")
+    if args.profile:
+        profile_ours(trainer, ours_batches[warmup + args.steps: warmup + args.steps + args.profile])
+    del trainer, baseline
+    for model in args.rss:
+        print(f"peak RSS, model={model} training (3 steps, data included): "
+              f"{peak_rss_of_training(model, 3, args.overrides):.2f} GiB")
+
+
+if __name__ == "__main__":
+    main()
