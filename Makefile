@@ -9,9 +9,12 @@ TORCH_INDEX ?=
 ARGS        ?=
 NPROC       ?= 2
 SWEEP       ?= encodings
+comma       := ,
+SWEEP_DIR   ?= sweeps/$(subst $(comma),+,$(SWEEP))
+JOBS        ?=
 STAMP       := $(VENV)/.installed
 
-.PHONY: setup train test test-fast sweep repro train-ddp bench clean
+.PHONY: setup train test test-fast sweep repro browser train-ddp bench clean
 
 setup: $(STAMP)
 
@@ -25,11 +28,31 @@ $(STAMP): pyproject.toml
 train: setup
 	$(PY) -m translate.train $(ARGS)
 
-test: setup
+test: setup browser
 	$(PY) -m pytest -q $(ARGS)
 
 test-fast: setup
 	$(PY) -m pytest -q -m "not slow" $(ARGS)
+
+# Headless Chromium for the TensorBoard browser test: Debian packages, installed only when missing (root or sudo).
+browser:
+	@test -x /usr/bin/chromium -a -x /usr/bin/chromedriver || { \
+	  SUDO=$$([ "$$(id -u)" -eq 0 ] || echo sudo); \
+	  $$SUDO apt-get update -qq && \
+	  $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver; }
+
+# `make sweep SWEEP=encodings` (several: SWEEP=encodings,seeds; JOBS=n jobs at once): every job of conf/sweep/<name>
+# in SWEEP_DIR, one folder per job; a rerun continues unfinished jobs from their last.pt. Then SWEEP_DIR/report/.
+sweep: setup
+	$(PY) -m translate.train '+sweep=[$(SWEEP)]' hydra.sweep.dir=$(SWEEP_DIR) \
+	  $(if $(JOBS),hydra.launcher.n_jobs=$(JOBS)) $(ARGS); status=$$?; \
+	  $(PY) -m translate.report $(SWEEP_DIR); exit $$status
+
+# The source notes' experiment sized for 2 CPU cores, about 3 hours (nohup make repro > repro.log 2>&1 &); ends with
+# sweeps/seed_repro_cpu/report/ and docs/results.md.
+repro: setup
+	$(MAKE) sweep SWEEP=seed_repro_cpu SWEEP_DIR=sweeps/seed_repro_cpu
+	$(PY) scripts/write_results.py sweeps/seed_repro_cpu --out docs/results.md
 
 train-ddp: setup
 	$(VENV)/bin/torchrun --standalone --nproc_per_node=$(NPROC) -m translate.train $(ARGS)
