@@ -78,6 +78,15 @@ def pivot(report: Report, cell, title: str) -> list[str]:
                                                lines) + [""]
 
 
+def whole_split_table(report: Report) -> list[str]:
+    return markdown_table(
+        ["setting", "seeds", "BLEU", "chrF", "Δ BLEU vs baseline", "Δ chrF", "parameters", "target tokens/s",
+         "train minutes", "steps"],
+        [[r["setting"], str(r["seeds"]), score_cell(r, "bleu"), score_cell(r, "chrf"), comparison_cell(r, "bleu"),
+          comparison_cell(r, "chrf"), number(r["parameters"]), number(r["target_tokens_per_s"], 0),
+          number(r["train_minutes"], 1), number(r["steps"], 0)] for r in report.rows if r["bucket"] == ALL])
+
+
 def markdown_text(report: Report, name: str, images: list[tuple[str, str]]) -> str:
     whole = [r for r in report.rows if r["bucket"] == ALL]
     lines = [f"# Sweep report: {name}", "",
@@ -85,12 +94,7 @@ def markdown_text(report: Report, name: str, images: list[tuple[str, str]]) -> s
              + (f", {len(report.unfinished)} unfinished ({', '.join(report.unfinished)})" if report.unfinished
                 else "") + f". Baseline of the paired tests: {report.baseline or '–'}.", "",
              "## Whole test split", ""]
-    lines += markdown_table(
-        ["setting", "seeds", "BLEU", "chrF", "Δ BLEU vs baseline", "Δ chrF", "parameters", "target tokens/s",
-         "train minutes", "steps"],
-        [[r["setting"], str(r["seeds"]), score_cell(r, "bleu"), score_cell(r, "chrf"), comparison_cell(r, "bleu"),
-          comparison_cell(r, "chrf"), number(r["parameters"]), number(r["target_tokens_per_s"], 0),
-          number(r["train_minutes"], 1), number(r["steps"], 0)] for r in whole])
+    lines += whole_split_table(report)
     lines.append("")
     lines += pivot(report, lambda r: score_cell(r, "bleu"), "BLEU by length")
     lines += pivot(report, lambda r: score_cell(r, "chrf"), "chrF by length")

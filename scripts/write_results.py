@@ -1,0 +1,34 @@
+"""Turn a seed_repro sweep into docs/results.md: its table, plots, a few attention maps and what the numbers say about
+the source notes' three claims.
+
+    python scripts/write_results.py sweeps/seed_repro_cpu [--out docs/results.md]
+
+The sweep's report (python -m translate.report SWEEP_DIR) is written first when it is missing.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from translate.report.jobs import SweepError
+from translate.report.results_page import write_results_page
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("sweep_dir", type=Path, help="a seed_repro sweep folder, e.g. sweeps/seed_repro_cpu")
+    parser.add_argument("--out", type=Path, default=Path("docs/results.md"),
+                        help="the page to write; its pictures go to a folder of the same name (docs/results/)")
+    args = parser.parse_args(argv)
+    try:
+        out = write_results_page(args.sweep_dir, args.out)
+    except SweepError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    print(f"wrote {out} and {out.with_suffix('')}/")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

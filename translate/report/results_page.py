@@ -1,0 +1,119 @@
+"""docs/results.md from a seed_repro sweep: its tables and plots, a few attention maps, and what the numbers say
+about the source notes' three claims (translate.report.claims)."""
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from datetime import date
+from pathlib import Path
+
+from translate.report import build_report
+from translate.report.aggregate import ALL, Report
+from translate.report.attention_images import cross_attention_images, pick_examples
+from translate.report.claims import THRESHOLDS, check_claims, is_nope, is_sinusoidal
+from translate.report.plots import PLOTS
+from translate.report.tables import comparison_cell, number, pivot, score_cell, whole_split_table
+from translate.training.checkpoint import atomic_write, atomic_write_text
+
+
+def load_report(sweep_dir: Path) -> Report:
+    """The sweep's report.json, written first when the sweep has no report yet."""
+    path = sweep_dir / "report" / "report.json"
+    if not path.exists():
+        build_report(sweep_dir)
+    data = json.loads(path.read_text(encoding="utf-8"))
+    return Report(rows=data["rows"], unfinished=data["unfinished"], notes=data["notes"], baseline=data["baseline"])
+
+
+def slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9]+", "_", text).strip("_")
+
+
+def attention_section(report: Report, sweep_dir: Path, assets: Path, link: str) -> list[str]:
+    """Per training group: the same probes, with sinusoidal PE and without PE, side by side."""
+    lines = []
+    for group in sorted({r["group"] for r in report.rows}):
+        columns = []
+        for title, which in (("sinusoidal PE", is_sinusoidal), ("no PE", is_nope)):
+            row = next((r for r in report.rows if r["group"] == group and r["bucket"] == ALL and which(r)), None)
+            if row:
+                job = row["jobs"].split()[0]
+                columns.append((title, job, pick_examples(cross_attention_images(sweep_dir / job / "tb"))))
+        if not columns or not any(images for _, _, images in columns):
+            continue
+        lines += [f"### {group or 'all jobs'}", "", "| probe | " + " | ".join(t for t, _, _ in columns) + " |",
+                  "|---|" + "---|" * len(columns)]
+        probes = sorted({(i.bucket, i.probe) for _, _, images in columns for i in images},
+                        key=lambda bp: bp[0] != "fixed")
+        for bucket, probe in probes:
+            cells = []
+            for _, job, images in columns:
+                image = next((i for i in images if (i.bucket, i.probe) == (bucket, probe)), None)
+                if image is None:
+                    cells.append("–")
+                    continue
+                name = f"{slug(job)}_{slug(image.tag)}.png"
+                atomic_write(assets / name, lambda f, data=image.png: f.write(data))
+                cells.append(f"![{image.tag}]({link}/{name})")
+            lines.append(f"| {bucket}/{probe} | " + " | ".join(cells) + " |")
+        lines.append("")
+    if not lines:
+        return ["No cross-attention images in the jobs' TensorBoard logs (the length report logs them as "
+                "`attention/cross/<bucket>/<probe>`).", ""]
+    return ["Head-averaged cross-attention of each layer (rows: English tokens, columns: French tokens) for the "
+            "source notes' running example (`fixed/0`) and a test sentence of the longest bucket, at the end of "
+            "training.", ""] + lines
+
+
+def claims_section(report: Report) -> list[str]:
+    verdicts = check_claims(report.rows)
+    lines = []
+    for v in verdicts:
+        lines += [f"**{v.claim}** — {v.status}.", ""] + [f"- {d}" for d in v.details] + [""]
+    disagree = [v for v in verdicts if v.status in ("not supported", "partly supported")]
+    if disagree:
+        lines += ["Where the data disagree: " + "; ".join(
+            f"{v.claim.split(')')[0]}) is {v.status}" for v in disagree)
+            + ". The lines above name the buckets and training groups.", ""]
+    lines += [f"Thresholds: {THRESHOLDS}. Δ and p: paired bootstrap against sinusoidal PE trained on the same "
+              "lengths; a bucket of a few dozen sentences gives wide intervals, so read small buckets with care.", ""]
+    return lines
+
+
+def results_markdown(report: Report, sweep_dir: Path, assets: Path, link: str) -> str:
+    whole = [r for r in report.rows if r["bucket"] == ALL]
+    first = whole[0] if whole else {}
+    lines = ["# Results: the source notes' experiments", "",
+             f"Generated on {date.today().isoformat()} by `scripts/write_results.py` from `{sweep_dir}` "
+             f"({sum(r['seeds'] for r in whole)} jobs, model {first.get('model')}, {number(first.get('parameters'))}"
+             f" parameters, about {number(first.get('steps'), 0)} steps and {number(first.get('train_minutes'), 1)}"
+             " training minutes per job). Each model is trained on Tatoeba pairs of one length range and tested on "
+             "the whole test split, bucketed by French word count.", "",
+             "## What the numbers say", ""]
+    lines += claims_section(report)
+    lines += ["## Scores", "", "### Whole test split", ""] + whole_split_table(report) + [""]
+    for title, cell in (("BLEU by length", lambda r: score_cell(r, "bleu")),
+                        ("Δ BLEU against sinusoidal PE by length", lambda r: comparison_cell(r, "bleu")),
+                        ("Cross-attention diagonal share by length", lambda r: number(r.get("diagonal_share")))):
+        lines += [line.replace("## ", "### ", 1) for line in pivot(report, cell, title)]
+    for key, label, name in PLOTS:
+        source = sweep_dir / "report" / name
+        if source.exists():
+            shutil.copyfile(source, assets / name)
+            lines += [f"![{label} by length]({link}/{name})", ""]
+    lines += ["## Attention maps", ""] + attention_section(report, sweep_dir, assets, link)
+    if report.unfinished or report.notes:
+        lines += ["## Notes", ""] + [f"- unfinished: {j}" for j in report.unfinished] + [
+            f"- {n}" for n in report.notes] + [""]
+    return "\n".join(lines)
+
+
+def write_results_page(sweep_dir: Path, out: Path) -> Path:
+    """Writes `out` (e.g. docs/results.md) and its pictures into a folder beside it named after it."""
+    sweep_dir, out = Path(sweep_dir), Path(out)
+    report = load_report(sweep_dir)
+    assets = out.with_suffix("")
+    assets.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(out, results_markdown(report, sweep_dir, assets, assets.name))
+    return out
