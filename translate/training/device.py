@@ -19,6 +19,17 @@ class Runtime:
     def is_main(self) -> bool:
         return self.rank == 0
 
+    @property
+    def non_blocking(self) -> bool:
+        """Copy batches asynchronously (from pinned memory) where the device runs behind the host: CUDA."""
+        return self.device.type == "cuda"
+
+    @property
+    def fused_adamw(self) -> bool:
+        """One kernel per step for the whole AdamW update (CPU and CUDA have it; the per-tensor loop
+        costs ~10% of a CPU step at model=small)."""
+        return self.device.type in ("cpu", "cuda")
+
     def autocast(self):
         if self.autocast_dtype is None:
             return contextlib.nullcontext()
@@ -31,7 +42,7 @@ def pick_device(name: str) -> torch.device:
             raise ValueError("train.device=cuda but no CUDA device is available; allowed here: auto, cpu")
         if name == "mps" and not torch.backends.mps.is_available():
             raise ValueError("train.device=mps but MPS is not available; allowed here: auto, cpu")
-        return torch.device(name)
+        return torch.device("cuda", int(os.environ.get("LOCAL_RANK", 0))) if name == "cuda" else torch.device(name)
     if torch.cuda.is_available():
         return torch.device("cuda", int(os.environ.get("LOCAL_RANK", 0)))
     if torch.backends.mps.is_available():

@@ -1,0 +1,91 @@
+"""DDP on CPU: two gloo processes train like one process on the union of their batches."""
+from __future__ import annotations
+
+import json
+import multiprocessing
+import os
+import socket
+from pathlib import Path
+
+import pytest
+import torch
+from omegaconf import OmegaConf
+
+STEPS = 3
+# No dropout (the ranks' masks differ from one process's) and no clipping (it would hide a wrong loss scale).
+OVERRIDES = ("model.dropout=0", "train.clip_norm=null", "train.max_tokens=800", "train.max_sentences=200",
+             "train.device=cpu", "train.precision=fp32")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def worker(rank: int, world: int, port: int, config_yaml: str, out: str) -> None:
+    """One torchrun-like rank: trains STEPS steps on its shard, records its batches, losses and gradients."""
+    os.environ.update(RANK=str(rank), LOCAL_RANK=str(rank), WORLD_SIZE=str(world), MASTER_ADDR="127.0.0.1",
+                      MASTER_PORT=str(port))
+    torch.set_num_threads(1)
+    from translate.data.pipeline import prepare_data
+    from translate.training.device import make_runtime
+    from translate.training.trainer import Trainer
+
+    cfg = OmegaConf.create(config_yaml)
+    trainer = Trainer(cfg, prepare_data(cfg.data), make_runtime("cpu", "fp32"), Path(out) / f"rank{rank}")
+    record = {"batches": [], "losses": [], "tokens": []}
+    for step, indices in enumerate(trainer.epoch_batches(0)[:STEPS]):
+        stats = trainer.train_step(indices)
+        record["batches"].append(indices)
+        record["losses"].append(stats["loss"])
+        record["tokens"].append(stats["tokens"])
+        if step == 0:  # gradients after DDP's all-reduce, before the next step clears them
+            torch.save({n: p.grad.clone() for n, p in trainer.model.named_parameters()},
+                       Path(out) / f"grads{rank}.pt")
+    (Path(out) / f"rank{rank}.json").write_text(json.dumps(record))
+
+
+@pytest.mark.slow
+def test_two_gloo_processes_match_one_process_on_the_same_global_batch(tiny_config, tiny_data, tmp_path):
+    from translate.training.device import make_runtime
+    from translate.training.trainer import Trainer
+
+    cfg = tiny_config(*OVERRIDES)
+    context = multiprocessing.get_context("spawn")
+    port = free_port()
+    ranks = [context.Process(target=worker, args=(r, 2, port, OmegaConf.to_yaml(cfg), str(tmp_path)))
+             for r in range(2)]
+    for p in ranks:
+        p.start()
+    for p in ranks:
+        p.join(timeout=120)
+    assert [p.exitcode for p in ranks] == [0, 0]
+    records = [json.loads((tmp_path / f"rank{r}.json").read_text()) for r in range(2)]
+    assert records[0]["losses"] == records[1]["losses"]  # every rank reports the global loss
+    for step in range(STEPS):  # the ranks read disjoint shards
+        assert not set(records[0]["batches"][step]) & set(records[1]["batches"][step])
+
+    single = Trainer(cfg, tiny_data, make_runtime("cpu", "fp32"), tmp_path / "single")
+    assert single.runtime.world_size == 1
+    for step in range(STEPS):
+        union = records[0]["batches"][step] + records[1]["batches"][step]
+        stats = single.train_step(union)
+        assert stats["tokens"] == records[0]["tokens"][step]
+        # Later steps' losses check the updates too (weights themselves are not compared: Adam turns the ~1e-9
+        # round-off in gradients that should be 0, such as the key bias's, into lr-sized differences).
+        assert stats["loss"] == pytest.approx(records[0]["losses"][step], rel=1e-5), step
+        if step == 0:
+            ddp_grads = torch.load(tmp_path / "grads0.pt")
+            for name, p in single.model.named_parameters():
+                torch.testing.assert_close(ddp_grads[name], p.grad, rtol=1e-4, atol=1e-6, msg=name)
+
+
+def test_rank_budget_names_the_key_when_too_small():
+    from translate.training.device import Runtime
+    from translate.training.distributed import rank_budget
+
+    runtime = Runtime(torch.device("cpu"), None, rank=0, world_size=4)
+    assert rank_budget(6000, runtime, "train.max_tokens") == 1500
+    with pytest.raises(ValueError, match="train.max_sentences=3 split over 4 processes"):
+        rank_budget(3, runtime, "train.max_sentences")
