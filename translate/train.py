@@ -20,8 +20,8 @@ from omegaconf import DictConfig, OmegaConf
 from translate.config import ConfigError, validate_config
 from translate.data.pipeline import prepare_data
 from translate.evaluation.evaluate_split import score_split, write_results
-from translate.training.checkpoint import (CheckpointError, WriteError, atomic_write_text, load_checkpoint,
-                                           newest_valid_checkpoint, remove_partial_writes)
+from translate.training.checkpoint import (CheckpointError, WriteError, atomic_write_text, check_writable,
+                                           load_checkpoint, newest_valid_checkpoint, remove_partial_writes)
 from translate.training.device import make_runtime
 from translate.training.interruption import Interrupted, resume_command
 from translate.training.trainer import Trainer, TrainingDiverged
@@ -108,5 +108,19 @@ def main(cfg: DictConfig) -> None:
     print(f"run folder: {os.path.relpath(run_dir)}")
 
 
+def check_run_dir(argv: list[str]) -> None:
+    """Hydra creates the run folder before `main` runs and answers a failure with a traceback: check it first."""
+    given = [a.split("=", 1)[1] for a in argv if a.startswith("hydra.run.dir=")]
+    folder = given[-1] if given else "runs"  # the default, runs/<date>/<time>, lies under runs/
+    if "${" in folder or "-m" in argv or "--multirun" in argv:
+        return  # interpolated or a sweep: Hydra resolves it
+    try:
+        check_writable(Path(folder), "hydra.run.dir")
+    except WriteError as error:
+        print(f"error: {error}", file=sys.stderr)
+        sys.exit(2)
+
+
 if __name__ == "__main__":
+    check_run_dir(sys.argv[1:])
     main()

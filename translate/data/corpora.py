@@ -9,6 +9,7 @@ import io
 import logging
 import random
 import zipfile
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator, Optional
@@ -79,17 +80,20 @@ class Tatoeba:
         with archive:
             if "fra.txt" not in archive.namelist():
                 raise CorpusError(f"{zip_path} holds {archive.namelist()}, but no fra.txt")
-            for raw in io.BufferedReader(archive.open("fra.txt")):
-                try:
-                    line = raw.decode("utf-8").rstrip("\r\n")
-                except UnicodeDecodeError:
-                    drops.add("bad UTF-8")
-                    continue
-                columns = line.split("\t")
-                if len(columns) not in (2, 3):
-                    drops.add("not 2 or 3 tab-separated columns")
-                    continue
-                yield columns[1], columns[0]  # (fr, en)
+            try:
+                for raw in io.BufferedReader(archive.open("fra.txt")):
+                    try:
+                        line = raw.decode("utf-8").rstrip("\r\n")
+                    except UnicodeDecodeError:
+                        drops.add("bad UTF-8")
+                        continue
+                    columns = line.split("\t")
+                    if len(columns) not in (2, 3):
+                        drops.add("not 2 or 3 tab-separated columns")
+                        continue
+                    yield columns[1], columns[0]  # (fr, en)
+            except (zipfile.BadZipFile, zlib.error, EOFError, OSError) as error:  # CRC mismatch, truncated member
+                raise CorpusError(f"{zip_path}: fra.txt is damaged ({error}); download the zip again") from None
 
     def load(self, data_path: Optional[str] = None) -> Splits:
         drops = DropCounts()
@@ -104,8 +108,27 @@ class Tatoeba:
         return splits
 
 
-def open_text(path: Path):
-    return gzip.open(path, "rt", encoding="utf-8") if path.suffix == ".gz" else open(path, encoding="utf-8")
+def read_byte_lines(path: Path) -> list[bytes]:
+    """The lines of a plain or gzipped file, split on \\n only (so U+2028 and friends inside a line keep the
+    alignment of line-aligned files); a damaged file is a CorpusError."""
+    try:
+        with (gzip.open(path, "rb") if path.suffix == ".gz" else open(path, "rb")) as f:
+            data = f.read()
+    except (OSError, EOFError, zlib.error) as error:  # not gzip, truncated, unreadable
+        raise CorpusError(f"{path} cannot be read ({error})") from None
+    lines = data.split(b"\n")
+    if lines and lines[-1] == b"":
+        lines.pop()
+    return [line.rstrip(b"\r") for line in lines]
+
+
+def decode_pairs(fr_lines: list[bytes], en_lines: list[bytes], drops: DropCounts) -> Iterator[tuple[str, str]]:
+    """Aligned byte lines -> (fr, en) text; a pair with a side that is not UTF-8 is dropped and counted."""
+    for fr, en in zip(fr_lines, en_lines):
+        try:
+            yield fr.decode("utf-8"), en.decode("utf-8")
+        except UnicodeDecodeError:
+            drops.add("bad UTF-8")
 
 
 class Multi30k:
@@ -136,15 +159,11 @@ class Multi30k:
 
     def read_split(self, folder: Path, split: str, drops: DropCounts) -> list[Pair]:
         fr_path, en_path = self.split_file(folder, split, "fr"), self.split_file(folder, split, "en")
-        with open_text(fr_path) as f, open_text(en_path) as e:
-            try:
-                fr_lines, en_lines = f.read().splitlines(), e.read().splitlines()
-            except UnicodeDecodeError as error:
-                raise CorpusError(f"{fr_path} or {en_path} is not UTF-8 ({error})") from None
+        fr_lines, en_lines = read_byte_lines(fr_path), read_byte_lines(en_path)
         if len(fr_lines) != len(en_lines):
             raise CorpusError(f"{fr_path} has {len(fr_lines)} lines but {en_path} has {len(en_lines)}; "
                               f"the files must be line-aligned")
-        return clean_pairs(zip(fr_lines, en_lines), drops, self.max_words)
+        return clean_pairs(decode_pairs(fr_lines, en_lines, drops), drops, self.max_words)
 
     def load(self, data_path: Optional[str] = None) -> Splits:
         if data_path:

@@ -120,6 +120,20 @@ def atomic_write(path: Path, write: Callable, keep_previous: bool = False) -> No
             os.unlink(tmp)
 
 
+def check_writable(folder: Path, key: str) -> None:
+    """Create `folder` and a file in it, or raise a WriteError naming the setting `key` that chose it."""
+    folder = Path(folder)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError as error:
+        code = errno.errorcode.get(error.errno, "")
+        advice = WRITE_ADVICE.get(error.errno, f"choose another {key}")
+        raise WriteError(f"{key}={folder}: cannot write there: {error.strerror or error}"
+                         f"{f' ({code})' if code else ''}. Fix: {advice}.") from None
+
+
 def atomic_write_text(path: Path, text: str) -> None:
     atomic_write(path, lambda f: f.write(text.encode("utf-8")))
 
