@@ -1,0 +1,57 @@
+"""A real tiny multirun, as `make sweep` runs it: two jobs in parallel (joblib), one folder per job; interrupted
+(here: stopped at 4 steps) and rerun, each job continues from its last.pt; then the report and the results page."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import TINY_RUN
+
+ROOT = Path(__file__).resolve().parents[1]
+FAST = ("data.valid_limit=40", "data.test_limit=60", "train.valid_every=1000", "train.save_every=2",
+        "train.valid_bleu_limit=20", "train.num_threads=1", "report.bootstrap_samples=50")
+
+
+def sweep(sweep_dir: Path, cache_dir: Path, steps: int) -> subprocess.CompletedProcess:
+    command = [sys.executable, "-m", "translate.train", "+sweep=encodings", "encoding=sinusoidal,none",
+               f"hydra.sweep.dir={sweep_dir}", "hydra.launcher.n_jobs=2", *TINY_RUN, *FAST,
+               f"train.max_steps={steps}", f"data.cache_dir={cache_dir}"]
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done
+
+
+@pytest.mark.slow
+def test_sweep_resumes_then_reports(tmp_path, cache_dir):
+    sweep_dir = tmp_path / "sweep"
+    sweep(sweep_dir, cache_dir, steps=4)
+    jobs = {p.name: p for p in sweep_dir.iterdir() if p.is_dir()}
+    assert set(jobs) == {"sinusoidal_none_seed1", "none_none_seed1"}
+    assert all(json.loads((job / "metrics.json").read_text())["steps"] == 4 for job in jobs.values())
+
+    sweep(sweep_dir, cache_dir, steps=8)  # the same folders: each job continues from its step-4 last.pt
+    for name, job in jobs.items():
+        metrics = json.loads((job / "metrics.json").read_text())
+        assert metrics["steps"] == 8 and metrics["encoding"] == name.split("_")[0]
+        assert "resumed from" in (job / "train.log").read_text()
+
+    report = subprocess.run([sys.executable, "-m", "translate.report", str(sweep_dir), "--samples", "100"], cwd=ROOT,
+                            capture_output=True, text=True, timeout=300)
+    assert report.returncode == 0, report.stderr[-3000:]
+    rows = json.loads((sweep_dir / "report" / "report.json").read_text())["rows"]
+    whole = {r["setting"]: r for r in rows if r["bucket"] == "all"}
+    assert set(whole) == {"sinusoidal", "none"} and whole["none"]["p_bleu"] is not None
+    assert whole["sinusoidal"]["parameters"] == whole["none"]["parameters"]
+    assert (sweep_dir / "report" / "bleu_by_length.png").exists()
+
+    page = tmp_path / "docs" / "results.md"
+    written = subprocess.run([sys.executable, "scripts/write_results.py", str(sweep_dir), "--out", str(page)],
+                             cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert written.returncode == 0, written.stderr[-3000:]
+    text = page.read_text()
+    assert "## What the numbers say" in text and "(c) With PE" in text
+    assert (page.with_suffix("") / "bleu_by_length.png").exists()
