@@ -26,6 +26,8 @@ def _get(cfg: DictConfig, key: str) -> Any:
             raise ConfigError(f"{'.'.join(walked)}={node!r} is not allowed: expected a section holding {part}")
         walked.append(part)
         try:
+            if isinstance(node, DictConfig) and OmegaConf.is_missing(node, part):
+                raise ConfigError(f"{key} is not set (???); give it a value")
             if node is None or part not in node:
                 raise ConfigError(f"{key} is missing from the config")
             node = node[part]
@@ -97,7 +99,7 @@ def validate_model(cfg: DictConfig) -> None:
     is_bool(cfg, "model.tie_embeddings")
     d, h = cfg.model.d_model, cfg.model.n_heads
     if d % h:
-        divisors = [n for n in range(1, d + 1) if d % n == 0 and n <= 64]
+        divisors = [n for n in range(1, min(d, 64) + 1) if d % n == 0]
         raise ConfigError(f"model.n_heads={h} does not divide model.d_model={d}; allowed n_heads: {divisors}")
 
 
@@ -189,8 +191,9 @@ def is_bool_value(v) -> bool:
 def settings_of(node: DictConfig, key: str) -> dict:
     try:
         return OmegaConf.to_container(node, resolve=True)
-    except OmegaConfBaseException as error:
-        raise ConfigError(f"{key} cannot be read: {str(error).splitlines()[0]}") from None
+    except OmegaConfBaseException as error:  # a ${...} that does not resolve: name the key that holds it
+        bad_key = getattr(error, "full_key", None) or key
+        raise ConfigError(f"{bad_key} cannot be read: {str(error).splitlines()[0]}") from None
 
 
 def locate_target(settings: dict, key: str) -> type:
