@@ -199,6 +199,7 @@ class Aggregator:
 
 
 def aggregate(jobs: list[Job], settings: list[Setting], baseline: Baseline, samples: int) -> Report:
+    settings = sorted(settings, key=lambda s: (s.group, not baseline.matches(s.jobs[0]), s.label))  # baseline first
     aggregator = Aggregator(jobs, settings, baseline, samples)
     buckets = bucket_order(settings)
     report = Report(settings=settings, unfinished=[j.name for j in jobs if not j.finished],

@@ -27,6 +27,8 @@ def line_plot(rows: list[dict], key: str, ylabel: str) -> Optional[Figure]:
             buckets.append((r["bucket"], r["sentences"]))
     position = {b: i for i, (b, _) in enumerate(buckets)}
     groups = sorted({r["group"] for r in rows})
+    pes = sorted({r["pe"] for r in rows})
+    colour = {pe: f"C{i % 10}" for i, pe in enumerate(pes)}  # the same encoding has the same colour in every panel
     fig = Figure(figsize=(5.5 * len(groups), 4.2), layout="constrained")
     axes = fig.subplots(1, len(groups), squeeze=False, sharey=True)[0]
     for ax, group in zip(axes, groups):
@@ -39,9 +41,10 @@ def line_plot(rows: list[dict], key: str, ylabel: str) -> Optional[Figure]:
             high = [r.get(f"{key}_high") for r in line]
             if all(v is not None for v in low + high):
                 errors = [[v - lo for v, lo in zip(y, low)], [hi - v for v, hi in zip(y, high)]]
-                ax.errorbar(x, y, yerr=errors, marker="o", capsize=3, label=pe)
+                ax.errorbar(x, y, yerr=errors, marker="o", capsize=3, label=pe, color=colour[pe])
             else:
-                ax.plot(x, y, marker="o", label=pe)
+                ax.plot(x, y, marker="o", label=pe, color=colour[pe])
+        shade_training_lengths(ax, [r for r in rows if r["group"] == group], position)
         ax.set_xticks(range(len(buckets)), [f"{b}\n(n={n})" for b, n in buckets], fontsize=8)
         ax.set_xlabel("source length (words)")
         ax.set_title(group or "all jobs", fontsize=10)
@@ -49,6 +52,18 @@ def line_plot(rows: list[dict], key: str, ylabel: str) -> Optional[Figure]:
         ax.legend(fontsize=8)
     axes[0].set_ylabel(ylabel)
     return fig
+
+
+def shade_training_lengths(ax, rows: list[dict], position: dict[str, int]) -> None:
+    """Grey behind the buckets that hold sentence lengths the models were trained on (when training was filtered)."""
+    spans = {r["train_words"] for r in rows}
+    if len(spans) != 1 or spans == {"all"}:
+        return
+    low, _, high = next(iter(spans)).rstrip("+").partition("-")
+    low, high = int(low), int(high) if high else None
+    for r in rows:
+        if (high is None or r["low"] <= high) and (r["high"] is None or r["high"] >= low):
+            ax.axvspan(position[r["bucket"]] - 0.5, position[r["bucket"]] + 0.5, color="0.9", zorder=0)
 
 
 def write_plots(rows: list[dict], out_dir: Path) -> list[tuple[str, str]]:

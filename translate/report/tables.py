@@ -108,6 +108,8 @@ def markdown_text(report: Report, name: str, images: list[tuple[str, str]]) -> s
               "sentences of all seeds pooled; p: sacreBLEU paired bootstrap resampling, `*` below 0.05.",
               "- Diagonal share: the part of cross-attention mass within ±1 source token of the monotone diagonal "
               "(1.0: a perfectly monotone alignment; about 3/source length: uniform attention).",
+              "- Plots: one line per encoding/ablation, one panel per other setting that varies; grey: the buckets "
+              "holding lengths the models were trained on.",
               "- Every row, with its run folders: report.csv; the same as data: report.json."]
     if report.notes:
         lines += ["", "## Notes", ""] + [f"- {note}" for note in report.notes]
