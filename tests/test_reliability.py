@@ -186,8 +186,8 @@ def test_consecutive_nan_steps_stop_training_with_causes(tiny_config, tiny_data,
     with pytest.raises(TrainingDiverged) as caught:
         trainer.train()
     message = str(caught.value)
-    assert message.startswith("training stopped at step 3: 3 consecutive steps had a non-finite loss or gradient "
-                              "(train.max_bad_steps=3; 3 skipped in all)")
+    assert message.startswith("training stopped after step 3: the 3 steps after it all had a non-finite loss or "
+                              "gradient (train.max_bad_steps=3; 3 skipped in all)")
     assert "learning rate too high (train.lr=" in message and "(train.precision=auto; try fp32)" in message
 
 

@@ -4,6 +4,7 @@ device, so no memory is spent), so their own checks run before data preparation 
 from __future__ import annotations
 
 import inspect
+import logging
 import math
 from typing import Any, Callable, Optional
 
@@ -199,11 +200,16 @@ def settings_of(node: DictConfig, key: str) -> dict:
 def locate_target(settings: dict, key: str) -> type:
     from hydra.utils import get_class
 
+    hydra_log = logging.getLogger("hydra.utils")  # it logs the failure too; ours says it once, with the key
+    level = hydra_log.level
+    hydra_log.setLevel(logging.CRITICAL)
     try:
         return get_class(settings["_target_"])
     except Exception as error:  # ImportError, AttributeError, ValueError: all mean "no such class"
         raise ConfigError(f"{key}._target_={settings['_target_']!r} is not allowed: expected an importable class "
-                          f"({str(error).splitlines()[0]})") from None
+                          f"({' '.join(str(error).split())})") from None
+    finally:
+        hydra_log.setLevel(level)
 
 
 def instantiate_checked(node: DictConfig, key: str, **extra) -> Any:

@@ -220,12 +220,12 @@ class Trainer:
         if self.bad_steps_in_a_row >= limit:
             t = self.train_cfg
             raise TrainingDiverged(
-                f"training stopped at step {self.progress.step}: {self.bad_steps_in_a_row} consecutive steps had a "
-                f"non-finite loss or gradient (train.max_bad_steps={limit}; {self.progress.skipped_steps} skipped "
-                f"in all). Likely causes: a learning rate too high (train.lr={t.lr}, train.warmup_steps="
+                f"training stopped after step {self.progress.step}: the {self.bad_steps_in_a_row} steps after it "
+                f"all had a non-finite loss or gradient (train.max_bad_steps={limit}; {self.progress.skipped_steps} "
+                f"skipped in all). Likely causes: a learning rate too high (train.lr={t.lr}, train.warmup_steps="
                 f"{t.warmup_steps}), overflow in reduced precision (train.precision={t.precision}; try fp32), no "
-                f"gradient clipping (train.clip_norm={t.clip_norm}). The last checkpoint holds the weights before "
-                f"the fault.")
+                f"gradient clipping (train.clip_norm={t.clip_norm}). Skipped steps never change the weights, so "
+                f"last.pt stays usable.")
 
     def train(self) -> None:
         """Train until a budget runs out. Raises Interrupted after saving when SIGINT / SIGTERM arrives."""
