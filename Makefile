@@ -14,7 +14,7 @@ SWEEP_DIR   ?= sweeps/$(subst $(comma),+,$(SWEEP))
 JOBS        ?=
 STAMP       := $(VENV)/.installed
 
-.PHONY: setup train test test-fast sweep repro browser train-ddp bench clean
+.PHONY: setup train test test-fast sweep repro browser train-ddp bench bench-decode bench-quality clean
 
 setup: $(STAMP)
 
@@ -57,8 +57,17 @@ repro: setup
 train-ddp: setup
 	$(VENV)/bin/torchrun --standalone --nproc_per_node=$(NPROC) -m translate.train $(ARGS)
 
+# Speed benchmarks (docs/speed.md): ratios measured in one run. MINUTES: the quality benchmark's budget.
+MINUTES     ?= 20
+
 bench: setup
 	$(PY) scripts/bench_train.py $(ARGS)
+
+bench-decode: setup
+	$(PY) scripts/bench_decode.py $(ARGS)
+
+bench-quality: setup
+	$(PY) scripts/bench_quality.py $(MINUTES) $(ARGS)
 
 clean:
 	rm -rf $(VENV) runs outputs multirun .pytest_cache
