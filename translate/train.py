@@ -112,8 +112,8 @@ def check_run_dir(argv: list[str]) -> None:
     """Hydra creates the run folder before `main` runs and answers a failure with a traceback: check it first."""
     given = [a.split("=", 1)[1] for a in argv if a.startswith("hydra.run.dir=")]
     folder = given[-1] if given else "runs"  # the default, runs/<date>/<time>, lies under runs/
-    if "${" in folder or "-m" in argv or "--multirun" in argv:
-        return  # interpolated or a sweep: Hydra resolves it
+    if "${" in folder or any(a.startswith("-") for a in argv):
+        return  # interpolated, a sweep (-m) or a Hydra flag (--help, --cfg): Hydra resolves it or writes nothing
     try:
         check_writable(Path(folder), "hydra.run.dir")
     except WriteError as error:
