@@ -81,3 +81,15 @@ def test_length_batches_cover_all_within_budget():
     batches = length_batches(lengths, 40)
     assert sorted(i for b in batches for i in b) == list(range(7))
     assert all(len(b) == 1 or len(b) * max(lengths[i] for i in b) <= 40 for b in batches)
+
+
+def test_decoding_stops_at_the_last_position_a_learned_table_represents():
+    from translate.encodings.learned import Learned
+
+    torch.manual_seed(0)
+    m = Transformer(VOCAB, PAD, Learned(32, 4, max_positions=6), d_model=32, n_heads=4, n_encoder_layers=1,
+                    n_decoder_layers=1, d_ff=64, dropout=0.0).eval()
+    src = torch.tensor([[5, 6, 7, 8, EOS]])
+    for out in (greedy_search(m, src, BOS, EOS, PAD, max_length_ratio=3.0), beam_search(m, src, 2, BOS, EOS, PAD,
+                                                                                       max_length_ratio=3.0)):
+        assert len(out[0]) + 1 <= 6

@@ -12,9 +12,12 @@ from torch import Tensor
 from translate.model.transformer import Encoded, Transformer
 
 
-def length_limits(src: Tensor, pad_id: int, ratio: float, extra: int) -> Tensor:
-    """(B,) most output tokens per sentence (eos included): ratio * source length + extra."""
-    return (src.ne(pad_id).sum(1).float() * ratio).long() + extra
+def length_limits(model: Transformer, src: Tensor, pad_id: int, ratio: float, extra: int) -> Tensor:
+    """(B,) most output tokens per sentence (eos included): ratio * source length + extra, and never more
+    positions than the encoding can represent (a learned table)."""
+    limits = (src.ne(pad_id).sum(1).float() * ratio).long() + extra
+    table_size = model.encoding.max_positions
+    return limits if table_size is None else limits.clamp(max=table_size)
 
 
 def reorder_cache(cache: list, index: Tensor) -> None:
@@ -40,7 +43,7 @@ def greedy_search(model: Transformer, src: Tensor, bos_id: int, eos_id: int, pad
                   max_length_extra: int = 10, use_cache: bool = True) -> list[list[int]]:
     """src (B, Ts) -> one token list per sentence, without bos/eos."""
     encoded = model.encode(src)
-    limits = length_limits(src, pad_id, max_length_ratio, max_length_extra)
+    limits = length_limits(model, src, pad_id, max_length_ratio, max_length_extra)
     ys = torch.full((src.size(0), 1), bos_id, dtype=torch.long, device=src.device)
     finished = torch.zeros(src.size(0), dtype=torch.bool, device=src.device)
     cache = [] if use_cache else None
@@ -79,7 +82,7 @@ def beam_search(model: Transformer, src: Tensor, beam_size: int, bos_id: int, eo
     With beam_size 1 it returns exactly what greedy_search returns.
     """
     batch, k, device = src.size(0), beam_size, src.device
-    limits = length_limits(src, pad_id, max_length_ratio, max_length_extra).repeat_interleave(k)  # (B*K,)
+    limits = length_limits(model, src, pad_id, max_length_ratio, max_length_extra).repeat_interleave(k)  # (B*K,)
     encoded = model.encode(src).select(torch.arange(batch, device=device).repeat_interleave(k))
     ys = torch.full((batch * k, 1), bos_id, dtype=torch.long, device=device)
     scores = torch.zeros(batch, k, device=device)
