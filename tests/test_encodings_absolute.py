@@ -9,7 +9,7 @@ import torch
 import torch.nn.functional as F
 
 from conftest import make_config
-from translate.decoding.search import greedy_search
+from translate.decoding.search import beam_search, greedy_search
 from translate.model.builder import build_encoding, build_model
 
 VOCAB, PAD, BOS, EOS = 40, 0, 2, 3
@@ -76,6 +76,19 @@ def test_cached_decoding_equals_uncached(name):
     torch.testing.assert_close(torch.cat(steps, dim=1), full, atol=1e-5, rtol=1e-5)
     assert greedy_search(model, src, BOS, EOS, PAD, use_cache=True) == \
         greedy_search(model, src, BOS, EOS, PAD, use_cache=False)
+
+
+def test_beam_search_reorders_per_sentence_positions():
+    """Beam search expands and reorders the encoder output; per-sentence positions and lengths must follow."""
+    model = model_for("normalized").eval()
+    src, _, _ = batch()
+    encoded = model.encode(src)
+    picked = encoded.select(torch.tensor([2, 2, 0]))
+    assert torch.equal(picked.positions, encoded.positions[[2, 2, 0]])
+    assert picked.lengths.tolist() == [3, 3, 9]
+    assert beam_search(model, src, 1, BOS, EOS, PAD) == greedy_search(model, src, BOS, EOS, PAD)
+    assert beam_search(model, src, 3, BOS, EOS, PAD, use_cache=True) == \
+        beam_search(model, src, 3, BOS, EOS, PAD, use_cache=False)
 
 
 # -- merge modes ---------------------------------------------------------------------------------------------------
@@ -219,9 +232,9 @@ def test_normalized_single_token_sentence_is_position_zero():
 # -- learned and hierarchical ---------------------------------------------------------------------------------------
 def test_learned_init_and_max_positions():
     zeros = encoding_for("learned", "encoding.init=zeros", "encoding.max_positions=16")
-    assert zeros.weight.shape == (16, D) and float(zeros.weight.abs().max()) == 0.0
+    assert zeros.weight.shape == (16, D) and float(zeros.weight.detach().abs().max()) == 0.0
     normal = encoding_for("learned", "encoding.init_std=0.5", "encoding.max_positions=512")
-    assert 0.4 < float(normal.weight.std()) < 0.6
+    assert 0.4 < float(normal.weight.detach().std()) < 0.6
     with pytest.raises(ValueError, match="at most 16 positions"):
         zeros.table(torch.arange(17))
     with pytest.raises(ValueError, match="encoding.init='uniform' is not allowed"):
