@@ -23,6 +23,7 @@ compares that model with a fresh copy of itself, which shows the noise. Columns:
 from __future__ import annotations
 
 import argparse
+import copy
 import ctypes
 import gc
 import os
@@ -105,8 +106,21 @@ def in_abba_order(i: int, a, b) -> list:
     return [a, b] if i % 2 == 0 else [b, a]
 
 
-def measure(name: str, reference, args, data, batches, sentences) -> dict:
+def snapshot(trainer) -> dict:
+    return copy.deepcopy({"model": trainer.model.state_dict(), "optimizer": trainer.optimizer.state_dict(),
+                          "scheduler": trainer.scheduler.state_dict()})
+
+
+def restore(trainer, state: dict) -> None:
+    """Back to the snapshot: trained on, the reference would learn to stop early and decode faster and faster."""
+    trainer.model.load_state_dict(state["model"])
+    trainer.optimizer.load_state_dict(state["optimizer"])
+    trainer.scheduler.load_state_dict(state["scheduler"])
+
+
+def measure(name: str, reference, reference_state: dict, args, data, batches, sentences) -> dict:
     """Time `name` against the reference trainer, pair by pair, on the same batches and sentences."""
+    restore(reference, reference_state)
     with tempfile.TemporaryDirectory(prefix="bench_encodings_") as run_dir:
         trainer = make_trainer(name, args, data, run_dir)
         trainer.train_step(batches[0])  # warm-up: allocates the optimizer state
@@ -189,9 +203,10 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="bench_encodings_") as run_dir:
         reference = make_trainer("sinusoidal", args, data, run_dir)  # every ratio's denominator
         reference.train_step(batches[0])
+        reference_state = snapshot(reference)
         results = {}
         for name in names:
-            results[name] = measure(name, reference, args, data, batches, sentences)
+            results[name] = measure(name, reference, reference_state, args, data, batches, sentences)
             print(f"  {name}: {results[name]['train_ratio']:.2f} x sinusoidal step time", flush=True)
     print(f"load average after {os.getloadavg()[0]:.2f}\n")
     print_table(names, results, n_sentences)

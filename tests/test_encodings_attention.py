@@ -138,12 +138,19 @@ def test_shifting_every_position_changes_nothing(name, kind):
 
 @pytest.mark.parametrize("name", ATTENTION_ENCODINGS)
 def test_positions_per_sentence_give_the_same_terms_as_shared_ones(name):
-    encoding = encoding_of(name)
+    """The `shuffle` ablation passes (B, Ts) source positions: to the encoder, and as keys of cross-attention."""
+    encoding = encoding_of(name, "encoding.cross_attention=true")
     q, k, v = random_qkv(4, 6)
-    shared = attention(encoding, "encoder", torch.arange(4), torch.arange(6), q, k, v)
-    batched = attention(encoding, "encoder", torch.arange(4).expand(2, 4), torch.arange(6).expand(2, 6), q, k, v)
-    for a, b in zip(shared, batched):
-        torch.testing.assert_close(b, a, atol=1e-5, rtol=1e-5)
+    q_pos, k_pos = torch.arange(4), torch.arange(6)
+    for kind, q_batched in [("encoder", q_pos.expand(2, 4)), ("cross", q_pos)]:
+        shared = attention(encoding, kind, q_pos, k_pos, q, k, v)
+        batched = attention(encoding, kind, q_batched, k_pos.expand(2, 6), q, k, v)
+        for a, b in zip(shared, batched):
+            torch.testing.assert_close(b, a, atol=1e-5, rtol=1e-5)
+    per_sentence = torch.stack([k_pos, k_pos.flip(0)])  # the second sentence's positions reversed
+    out, _ = attention(encoding, "cross", q_pos, per_sentence, q, k, v)
+    torch.testing.assert_close(out[1], attention(encoding, "cross", q_pos, k_pos.flip(0), q, k, v)[0][1],
+                               atol=1e-5, rtol=1e-5)
 
 
 class LargestTensor(TorchDispatchMode):
