@@ -36,8 +36,9 @@ class DeBERTa(AttentionEncoding):
         super().__init__(d_model, n_heads, **kw)
         check(isinstance(position_buckets, int) and position_buckets >= 4, "position_buckets", position_buckets,
               "an integer >= 4")
-        check(isinstance(max_relative_positions, int) and max_relative_positions > position_buckets // 2 + 1,
-              "max_relative_positions", max_relative_positions, f"an integer > position_buckets / 2 + 1 = {position_buckets // 2 + 1}")
+        least = position_buckets // 2 + 1
+        check(isinstance(max_relative_positions, int) and max_relative_positions > least, "max_relative_positions",
+              max_relative_positions, f"an integer > position_buckets / 2 + 1 = {least}")
         self.span, self.max_relative_positions = position_buckets, max_relative_positions
         self.embeddings = nn.Parameter(torch.randn(2 * position_buckets, d_model) * init_std)  # P
         self.key_proj, self.query_proj = nn.Linear(d_model, d_model), nn.Linear(d_model, d_model)

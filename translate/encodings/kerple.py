@@ -6,9 +6,9 @@ Relative Positional Embedding for Length Extrapolation", NeurIPS).
 
 Conditionally positive definite kernels turned into a bias; r1, r2 are learned per head (one pair per attention
 kind). As in the paper's code they start uniform in [0, 2] (r1) and [0, 1] (r2) and are clamped into their range
-(at `eps`, and r2 at 2 for the power variant) before use; the paper clamps the parameters in place, here the clamp
-has a straight-through gradient, which gives the same forward values without a side effect in forward. The paper's causal bias uses i - j
-for j <= i; |i - j| is the same there and makes the encoder's form symmetric.
+(at `eps`, and r2 at 2 for the power variant) before use. The paper clamps the parameters in place; here the clamp
+has a straight-through gradient: the same forward values, without a side effect in forward. The paper's causal
+bias uses i - j for j <= i; |i - j| is the same there and makes the encoder's form symmetric.
 """
 from __future__ import annotations
 

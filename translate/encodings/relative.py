@@ -103,7 +103,8 @@ def logits_by_distance(q: Tensor, table: Tensor, where: DistanceIndex) -> Tensor
 
 
 def sum_by_distance(probs: Tensor, table: Tensor, where: DistanceIndex) -> Tensor:
-    """Σ_j p_ij R[row(i, j)]: probs (B, H, Tq, Tk) summed per row (B, H, Tq, n), times rows (n, Dh) -> (B, H, Tq, Dh)."""
+    """Σ_j p_ij R[row(i, j)]: probs (B, H, Tq, Tk) summed per row, (B, H, Tq, n), times the used rows (n, Dh)
+    -> (B, H, Tq, Dh)."""
     per_row = probs.new_zeros(probs.shape[:-1] + (where.size,))
     per_row = per_row.scatter_add(-1, expand_index(where.index, probs.shape), probs)
     return torch.matmul(per_row, table.to(probs.dtype))
