@@ -25,6 +25,7 @@ from translate.decoding.translator import DecodeSettings, Translator
 from translate.evaluation.evaluate_split import score_split
 from translate.model.builder import build_model
 from translate.training.checkpoint import (CheckpointError, check_compatible, load_checkpoint, save_checkpoint)
+from translate.training import distributed
 from translate.training.device import Runtime
 from translate.training.interruption import Interrupted, StopRequests
 from translate.training.loss import sequence_loss
@@ -75,11 +76,15 @@ class Trainer:
         self.callbacks = callbacks or []
         torch.manual_seed(cfg.seed)
         random.seed(cfg.seed)
+        distributed.init_process_group(runtime)
         self.model = build_model(cfg, len(self.tokenizer), self.tokenizer.pad_id).to(runtime.device)
+        if cfg.train.compile:
+            self.model.compile()  # in place: parameter names, checkpoints and decoding stay as they are
+        self.train_model = distributed.wrap_model(self.model, runtime)  # what training steps run through
         check_data_fits(self.model.encoding, data.splits, cfg.decode)
         self.optimizer = torch.optim.AdamW(self.model.parameters(), lr=cfg.train.lr, betas=tuple(cfg.train.betas),
                                            weight_decay=cfg.train.weight_decay,
-                                           fused=runtime.device.type == "cuda" or None)
+                                           fused=runtime.fused_adamw or None)
         self.scheduler = inverse_sqrt_schedule(self.optimizer, cfg.train.warmup_steps)
         self.progress = Progress()
         self.bad_steps_in_a_row = 0
@@ -127,10 +132,12 @@ class Trainer:
 
     # -- data order ------------------------------------------------------------------------------------------------
     def epoch_batches(self, epoch: int) -> list[list[int]]:
-        """This rank's batches of `epoch`: the same for every run with the same seed."""
-        t = self.train_cfg
-        batches = make_batches(*self.train_lens, t.max_tokens, seed=self.cfg.seed * 100_003 + epoch,
-                               max_sentences=t.max_sentences)
+        """This rank's batches of `epoch`: the same for every run with the same seed. max_tokens and max_sentences
+        bound a step over all ranks, so each rank's batches get 1/N of them (see translate.training.distributed)."""
+        t, runtime = self.train_cfg, self.runtime
+        batches = make_batches(*self.train_lens, distributed.rank_budget(t.max_tokens, runtime, "train.max_tokens"),
+                               seed=self.cfg.seed * 100_003 + epoch,
+                               max_sentences=distributed.rank_budget(t.max_sentences, runtime, "train.max_sentences"))
         world, rank = self.runtime.world_size, self.runtime.rank
         return batches[rank::world][: len(batches) // world] if world > 1 else batches
 
@@ -138,24 +145,26 @@ class Trainer:
     def train_step(self, indices: list[int]) -> Optional[dict]:
         tok = self.tokenizer
         batch = collate(self.train_src, self.train_tgt, indices, tok.pad_id, tok.bos_id, tok.eos_id)
-        batch = batch.to(self.runtime.device, non_blocking=True)
-        self.model.train()
+        batch = batch.to(self.runtime.device, non_blocking=self.runtime.non_blocking)
+        self.train_model.train()
         with self.runtime.autocast():
-            hidden = self.model(batch.src, batch.tgt_in)
+            hidden = self.train_model(batch.src, batch.tgt_in)
             result = sequence_loss(self.model, hidden, batch.tgt_out, tok.pad_id, self.train_cfg.label_smoothing)
+        loss_sum, nll_sum, tokens = distributed.sum_over_ranks(self.runtime, result.loss.detach(), result.nll,
+                                                               result.tokens)
         self.optimizer.zero_grad(set_to_none=True)
-        (result.loss / result.tokens).backward()
+        # Divided by the global batch's tokens; DDP then averages over the N ranks, hence the factor N.
+        (result.loss * (self.runtime.world_size / tokens)).backward()
         clip = self.train_cfg.clip_norm
         grad_norm = torch.nn.utils.clip_grad_norm_(self.model.parameters(), clip if clip else float("inf"))
-        if not (torch.isfinite(result.loss) and torch.isfinite(grad_norm)):
+        if not (math.isfinite(loss_sum) and torch.isfinite(grad_norm)):
             self.progress.skipped_steps += 1
             log.warning("step %d: non-finite loss or gradient, step skipped (%d so far)", self.progress.step,
                         self.progress.skipped_steps)
             return None
         self.optimizer.step()
         self.scheduler.step()
-        return {"loss": result.loss.item() / result.tokens, "nll": result.nll.item() / result.tokens,
-                "tokens": result.tokens, "grad_norm": float(grad_norm)}
+        return {"loss": loss_sum / tokens, "nll": nll_sum / tokens, "tokens": int(tokens), "grad_norm": float(grad_norm)}
 
     # -- validation ------------------------------------------------------------------------------------------------
     @torch.no_grad()
