@@ -1,7 +1,7 @@
 """Corpora, splits, the corpus search order, SentencePiece caching and token-budget batches."""
 from __future__ import annotations
 
-import gzip
+import os
 import zipfile
 from pathlib import Path
 
@@ -14,7 +14,8 @@ from translate.data.corpora import CorpusError, HuggingFace, Multi30k, Tatoeba, 
 from translate.data.locate import CorpusNotFound, RemoteFile, locate_corpus
 from translate.data.tokenizer import train_tokenizer
 
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
+# The corpora as the code finds them: $TRANSLATE_DATA_DIR, else ../shared/data next to the repository.
+SHARED = Path(os.environ.get(locate.ENV_VAR) or Path(__file__).resolve().parents[2] / "shared" / "data")
 
 
 def write_zip(path: Path, text: bytes, member: str = "fra.txt") -> Path:
@@ -85,14 +86,22 @@ def test_hf_loader_reads_a_dataset_saved_to_disk(tmp_path):
     assert (len(splits.valid), len(splits.test)) == (2, 3)
 
 
-def test_locate_order_env_var_then_shared(tmp_path, monkeypatch):
-    remote = [RemoteFile("fra-eng.zip", "http://127.0.0.1:9/none.zip")]
-    (tmp_path / "tatoeba").mkdir()
-    write_zip(tmp_path / "tatoeba" / "fra-eng.zip", b"Go.\tVa !\n")
-    monkeypatch.setenv(locate.ENV_VAR, str(tmp_path))
-    assert locate_corpus("tatoeba", remote) == tmp_path / "tatoeba"
+def test_locate_order_data_path_then_env_var_then_shared_then_data(tmp_path, monkeypatch):
+    remote = [RemoteFile("fra-eng.zip", "http://127.0.0.1:9/none.zip")]  # closed port: a download fails at once
+    repo = tmp_path / "work" / "repo"
+    places = {"given": tmp_path / "given", "env": tmp_path / "env" / "tatoeba",
+              "shared": tmp_path / "work" / "shared" / "data" / "tatoeba", "data": repo / "data" / "tatoeba"}
+    for folder in places.values():
+        folder.mkdir(parents=True)
+        write_zip(folder / "fra-eng.zip", b"Go.\tVa !\n")
+    monkeypatch.setattr(locate, "REPO_ROOT", repo)
+    monkeypatch.setenv(locate.ENV_VAR, str(tmp_path / "env"))
+    assert locate_corpus("tatoeba", remote, str(places["given"])) == places["given"]
+    assert locate_corpus("tatoeba", remote) == places["env"]
     monkeypatch.delenv(locate.ENV_VAR)
-    assert locate_corpus("tatoeba", remote) == SHARED / "tatoeba"
+    assert locate_corpus("tatoeba", remote) == places["shared"]
+    (places["shared"] / "fra-eng.zip").unlink()
+    assert locate_corpus("tatoeba", remote) == places["data"]
 
 
 def test_nothing_found_offline_names_the_places_and_the_fix(tmp_path, monkeypatch):
