@@ -11,7 +11,8 @@ Both sides train on the same Tatoeba sentences with the same sizes (d_model, hea
 Steps alternate between the two so that other processes on the machine slow both alike; absolute numbers on a
 shared machine are noisy, the ratios are what to read. FLOPs count only the useful (non-pad) work of the model's
 matmuls (attention scores included, causal ones in full), x3 for forward + backward; the share is of the fp32
-matmul peak measured here with a large torch.matmul (best of runs before and after).
+matmul peak measured here with a large torch.matmul next to every step (the load of a shared machine drifts), so
+the share is useful FLOPs / what matmul could have done in the same seconds. Steps alternate ABBA.
 """
 from __future__ import annotations
 
@@ -41,7 +42,7 @@ def compose(*overrides: str):
 
 
 # -- the machine's peak ---------------------------------------------------------------------------------------------
-def matmul_peak(n: int = 4096, repeats: int = 4) -> float:
+def matmul_peak(n: int = 4096, repeats: int = 1) -> float:
     """Best fp32 FLOP/s of an n x n x n matmul."""
     a, b = torch.randn(n, n), torch.randn(n, n)
     a @ b
@@ -138,7 +139,8 @@ def build(model: str, overrides: list[str]):
 
 
 def peak_rss_of_training(model: str, steps: int, overrides: list[str]) -> float:
-    """GiB; in a fresh process that only builds and trains ours (data preparation included)."""
+    """GiB; in a fresh process that only builds and trains ours (data preparation included). Call it before this
+    process grows: on Linux a child's ru_maxrss starts from its parent's RSS at the fork."""
     code = (f"import resource, sys; sys.path.insert(0, {str(ROOT / 'scripts')!r}); import bench_train as b; "
             f"cfg, data, trainer = b.build({model!r}, {overrides!r}); "
             f"[trainer.train_step(x) for x in trainer.epoch_batches(0)[:{steps}]]; "
@@ -171,7 +173,7 @@ def main() -> None:
 
     print(f"torch {torch.__version__}, {torch.get_num_threads()} threads, load average before "
           f"{os.getloadavg()[0]:.2f} (other processes share these cores: read the ratios)")
-    peak = matmul_peak()
+    rss = {model: peak_rss_of_training(model, 3, args.overrides) for model in args.rss}
     cfg, data, trainer = build(args.model, args.overrides)
     tok, split = data.tokenizer, data.splits["train"]
     vocab, (src_lens, tgt_lens) = len(tok), split.lengths()
@@ -186,10 +188,13 @@ def main() -> None:
     def flops(indices):
         return train_flops(cfg.model, vocab, [src_lens[i] for i in indices], [tgt_lens[i] for i in indices])
 
-    totals = {name: {"tokens": 0, "seconds": 0.0, "flops": 0.0} for name in ("ours", "baseline")}
+    totals = {name: {"tokens": 0, "seconds": 0.0, "flops": 0.0, "available": 0.0} for name in ("ours", "baseline")}
+    peaks = []
     warmup = 2
     for step in range(warmup + args.steps):
-        for name in ("ours", "baseline"):
+        peak = matmul_peak()
+        peaks.append(peak)
+        for name in ("ours", "baseline") if step % 2 == 0 else ("baseline", "ours"):
             indices = (ours_batches if name == "ours" else base_batches)[step]
             started = time.perf_counter()
             if name == "ours":
@@ -202,26 +207,24 @@ def main() -> None:
                 total["tokens"] += tokens
                 total["seconds"] += seconds
                 total["flops"] += flops(indices)
-    peak = max(peak, matmul_peak())
+                total["available"] += seconds * peak
     # padding of a whole epoch's batches: a property of the batching, steadier than the measured few
     pads = {"ours": (padding(src_lens, ours_batches), padding(tgt_lens, ours_batches)),
             "baseline": (padding(src_lens, base_batches), padding(tgt_lens, base_batches))}
-    print(f"fp32 matmul peak measured now: {peak / 1e9:.1f} GFLOP/s")
+    print(f"fp32 matmul peak measured next to each step: {min(peaks) / 1e9:.1f} to {max(peaks) / 1e9:.1f} GFLOP/s")
     print(f"{'':9s} {'tgt tok/s':>10s} {'pad src':>8s} {'pad tgt':>8s} {'GFLOP/s':>8s} {'of peak':>8s}")
     rates = {}
     for name, total in totals.items():
         rates[name] = total["tokens"] / total["seconds"]
         flop_rate = total["flops"] / total["seconds"]
         print(f"{name:9s} {rates[name]:10.0f} {100 * pads[name][0]:7.1f}% {100 * pads[name][1]:7.1f}% "
-              f"{flop_rate / 1e9:8.1f} {100 * flop_rate / peak:7.1f}%")
+              f"{flop_rate / 1e9:8.1f} {100 * total['flops'] / total['available']:7.1f}%")
     print(f"ratio ours / baseline (non-pad target tokens/s): {rates['ours'] / rates['baseline']:.2f}")
     print(f"load average after {os.getloadavg()[0]:.2f}")
     if args.profile:
         profile_ours(trainer, ours_batches[warmup + args.steps: warmup + args.steps + args.profile])
-    del trainer, baseline
-    for model in args.rss:
-        print(f"peak RSS, model={model} training (3 steps, data included): "
-              f"{peak_rss_of_training(model, 3, args.overrides):.2f} GiB")
+    for model, gib in rss.items():
+        print(f"peak RSS of training model={model} (3 steps of ours in a fresh process, data included): {gib:.2f} GiB")
 
 
 if __name__ == "__main__":
