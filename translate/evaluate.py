@@ -1,6 +1,7 @@
 """`python -m translate.evaluate checkpoint=PATH`: translate a split with a checkpoint and score it.
 
-Writes metrics.json (BLEU and chrF with sacreBLEU signatures, sentence count) and <split>.hyp.txt.
+Writes metrics.json (BLEU and chrF with sacreBLEU signatures, sentence count, scores by length) and <split>.hyp.txt,
+by_length.md, and a TensorBoard folder tb/ of its own (scores by length, attention maps, encoding pictures).
 """
 from __future__ import annotations
 
@@ -16,6 +17,8 @@ from translate.config import ConfigError, validate_decode
 from translate.data.pipeline import prepare_data
 from translate.decoding.translator import DecodeSettings, Translator
 from translate.evaluation.evaluate_split import score_split, write_results
+from translate.reports.report_split import report_checkpoint, training_lengths_note
+from translate.reports.settings import ReportSettings
 from translate.training.checkpoint import CheckpointError
 from translate.training.device import pick_device
 
@@ -31,6 +34,7 @@ def output_dir(cfg: DictConfig) -> Path:
 
 def evaluate(cfg: DictConfig) -> tuple[dict, Path]:
     validate_decode(cfg)
+    report_settings = ReportSettings.from_config(cfg)
     if cfg.split not in ("train", "valid", "test"):
         raise ConfigError(f"split={cfg.split!r} is not allowed: expected one of ['train', 'valid', 'test']")
     device = pick_device(cfg.device)
@@ -44,6 +48,8 @@ def evaluate(cfg: DictConfig) -> tuple[dict, Path]:
     metrics.update(split=cfg.split, checkpoint=str(cfg.checkpoint), step=loaded.step,
                    beam_size=cfg.decode.beam_size)
     out = output_dir(cfg)
+    metrics["by_length"] = report_checkpoint(report_settings, translator, data.splits[cfg.split], hyps, out,
+                                             loaded.step, training_lengths_note(data_cfg))
     write_results(out, cfg.split, metrics, hyps)
     return metrics, out
 

@@ -20,6 +20,9 @@ from omegaconf import DictConfig, OmegaConf
 from translate.config import ConfigError, validate_config
 from translate.data.pipeline import prepare_data
 from translate.evaluation.evaluate_split import score_split, write_results
+from translate.reports.callback import LengthReport
+from translate.reports.report_split import report_split, training_lengths_note
+from translate.reports.settings import ReportSettings
 from translate.training.checkpoint import (CheckpointError, WriteError, atomic_write_text, check_writable,
                                            load_checkpoint, newest_valid_checkpoint, remove_partial_writes)
 from translate.training.device import make_runtime
@@ -48,7 +51,7 @@ def resume_from(setting: str | None, run_dir: Path) -> tuple[Path, dict] | None:
 
 def make_callbacks(cfg: DictConfig) -> list:
     """Report plug-ins run at validation and at the end (see translate.training.trainer)."""
-    return []
+    return [LengthReport(ReportSettings.from_config(cfg))]
 
 
 def run(cfg: DictConfig, run_dir: Path) -> dict:
@@ -73,6 +76,9 @@ def run(cfg: DictConfig, run_dir: Path) -> dict:
                        trainer.progress.train_seconds / 60, 2), target_tokens_per_s=round(
                        trainer.tokens_per_second(), 1), parameters=sum(p.numel() for p in trainer.model.parameters()),
                    checkpoint=str(best if best.exists() else run_dir / "last.pt"))
+    metrics["by_length"] = report_split(  # by_length.md, TensorBoard scalars and chart: on the main rank only
+        ReportSettings.from_config(cfg), trainer.translator, data.splits["test"], hyps,
+        run_dir if runtime.is_main else None, trainer.writer, trainer.progress.step, training_lengths_note(cfg.data))
     if runtime.is_main:
         write_results(run_dir, "test", metrics, hyps)
         if trainer.writer:

@@ -50,7 +50,8 @@ def training_lengths_note(data_cfg: DictConfig) -> str:
     if low is None and high is None:
         return ""
     return (f"Training pairs: French sentences of {low or 1}–{high if high is not None else '∞'} words "
-            f"(data.train_min_words={low}, data.train_max_words={high}); other buckets show length extrapolation.")
+            f"(data.train_min_words={'null' if low is None else low}, data.train_max_words={'null' if high is None else high}); other buckets show length "
+            f"extrapolation.")
 
 
 def report_split(settings: ReportSettings, translator: Translator, split: TokenizedSplit, hyps: list[str],

@@ -1,0 +1,36 @@
+"""Length extrapolation set-ups: train-only length filters, and a clear error when a learned table is too short."""
+from __future__ import annotations
+
+import pytest
+from conftest import TINY_RUN, make_config
+
+from translate.config import ConfigError
+from translate.data.pipeline import load_splits
+from translate.training.device import make_runtime
+from translate.training.trainer import Trainer
+
+
+def french_words(pairs) -> set[int]:
+    return {len(p.fr.split()) for p in pairs}
+
+
+def test_length_filters_apply_to_train_only(cache_dir):
+    overrides = (*TINY_RUN, f"data.cache_dir={cache_dir}", "data.test_limit=400")
+    everything = load_splits(make_config(*overrides, "data.train_limit=null").data)
+    filtered = load_splits(make_config(*overrides, "data.train_min_words=3", "data.train_max_words=6").data)
+    assert filtered.train and french_words(filtered.train) <= set(range(3, 7))
+    assert filtered.train == [p for p in everything.train if 3 <= len(p.fr.split()) <= 6][:2000]  # train_limit
+    assert filtered.valid == everything.valid and filtered.test == everything.test
+    assert min(french_words(filtered.test)) < 3 and max(french_words(filtered.test)) > 6
+
+
+def test_only_a_maximum_keeps_every_shorter_length(cache_dir):
+    splits = load_splits(make_config(*TINY_RUN, f"data.cache_dir={cache_dir}", "data.train_max_words=4").data)
+    assert french_words(splits.train) == {1, 2, 3, 4}
+
+
+def test_learned_table_too_short_for_the_test_split_is_refused_at_start(tiny_data, tmp_path):
+    longest = max(len(s) + 1 for s in tiny_data.splits["test"].src)
+    cfg = make_config(*TINY_RUN, "encoding=learned", f"encoding.max_positions={longest - 1}")
+    with pytest.raises(ConfigError, match=rf"encoding.max_positions={longest - 1} is shorter than the longest"):
+        Trainer(cfg, tiny_data, make_runtime("cpu", "fp32"), tmp_path)
