@@ -22,7 +22,8 @@ from translate.data.corpora import Tatoeba
 from translate.training.checkpoint import WRITE_PAUSE_ENV, load_checkpoint, newest_valid_checkpoint
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED_ZIP = REPO.parent / "shared" / "data" / "tatoeba" / "fra-eng.zip"
+CORPORA = Path(os.environ.get("TRANSLATE_DATA_DIR") or REPO.parent / "shared" / "data")  # as the code finds them
+SHARED_ZIP = CORPORA / "tatoeba" / "fra-eng.zip"
 
 pytestmark = pytest.mark.slow
 

@@ -18,7 +18,8 @@ from translate.evaluate import evaluate
 from translate.train import run
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED_ZIP = REPO.parent / "shared" / "data" / "tatoeba" / "fra-eng.zip"
+CORPORA = Path(os.environ.get("TRANSLATE_DATA_DIR") or REPO.parent / "shared" / "data")  # as the code finds them
+SHARED_ZIP = CORPORA / "tatoeba" / "fra-eng.zip"
 
 
 def scalars(tb_dir: Path) -> dict[str, list]:
