@@ -14,7 +14,7 @@ from translate.encodings.base import AttentionTerms, PositionalEncoding
 from translate.encodings.none import NoEncoding
 from translate.evaluation.evaluate_split import translate_split
 from translate.model.builder import build_model
-from translate.reports.encoding_pictures import bias_by_distance, encoding_figures
+from translate.reports.encoding_pictures import bias_by_distance, encoding_figures, position_only_scores
 from translate.reports.report_split import report_checkpoint
 from translate.reports.settings import ReportSettings
 
@@ -98,3 +98,26 @@ def test_bias_pictures_show_bias_against_distance():
     assert means[1].tolist() == [-8.0, -6.0, -4.0, -2.0, 0.0, -2.0, -4.0, -6.0, -8.0]
     assert sorted(encoding_figures(DistanceBias(16, 2), 20)) == ["bias_cross", "bias_decoder", "bias_encoder"]
     assert encoding_figures(NoEncoding(16, 2), 20) == {}
+
+
+class PairRotation(PositionalEncoding):
+    """Rotates each (even, odd) pair of q and k dims by position * 0.3 rad: a one-frequency RoPE test double."""
+
+    def attention_terms(self, kind, q_positions, k_positions):
+        def rotate_at(x, positions):
+            angle = positions.float()[:, None] * 0.3  # (T, 1)
+            even, odd = x[..., 0::2], x[..., 1::2]
+            return torch.stack([even * angle.cos() - odd * angle.sin(), even * angle.sin() + odd * angle.cos()],
+                               -1).flatten(-2)
+        return AttentionTerms(rotate=lambda q, k: (rotate_at(q, q_positions), rotate_at(k, k_positions)))
+
+
+def test_rotation_pictures_score_a_fixed_query_and_key_by_distance():
+    scores = position_only_scores(PairRotation(16, 2), "encoder", torch.arange(12))  # (H, T, T)
+    assert scores.shape == (2, 12, 12)
+    for offset in range(-11, 12):
+        diagonal = torch.diagonal(scores, offset, -2, -1)
+        assert torch.allclose(diagonal, diagonal[:, :1].expand_as(diagonal), atol=1e-5)  # depends on distance only
+    assert not torch.allclose(scores[:, 0, 0], scores[:, 0, 5])
+    assert sorted(encoding_figures(PairRotation(16, 2), 20)) == ["score_cross", "score_decoder", "score_encoder"]
+    assert position_only_scores(DistanceBias(16, 2), "encoder", torch.arange(4)) is None

@@ -3,12 +3,16 @@
 Absolute tables (``encoding.table(positions)``): the table as a positions x dims heatmap, the cosine similarity
 between positions, and the variance of each dimension over positions (the flat, near-constant high dimensions of a
 sinusoidal table show up as variance near 0). Bias encodings (``attention_terms(kind, ...).bias``): the bias
-against the distance key - query, one line per head, averaged over query positions.
-Tags: encoding/table, encoding/cosine_similarity, encoding/dimension_variance, encoding/bias_<kind>.
+against the distance key - query, one line per head, averaged over query positions. Rotations and content-position
+terms (RoPE, xPos, Shaw, Transformer-XL, DeBERTa): the logit of one fixed random query and key, the same vector at
+every position, so that only the positions change the score, against distance.
+Tags: encoding/table, encoding/cosine_similarity, encoding/dimension_variance, encoding/bias_<kind>,
+encoding/score_<kind>.
 """
 from __future__ import annotations
 
 import itertools
+import math
 from typing import Optional
 
 import numpy as np
@@ -49,6 +53,26 @@ def bias_by_distance(bias: Tensor) -> tuple[np.ndarray, np.ndarray]:
     return distances, means
 
 
+def position_only_scores(encoding: PositionalEncoding, kind: str, positions: Tensor) -> Optional[Tensor]:
+    """(H, T, T) logits of a fixed query and key repeated at every position, or None when the encoding has no
+    rotation or content-position term for this kind."""
+    terms = encoding.attention_terms(kind, positions, positions)
+    if terms.rotate is None and terms.content_bias is None:
+        return None
+    heads, t = encoding.n_heads, positions.size(-1)
+    generator = torch.Generator().manual_seed(0)
+    vector = torch.randn(1, heads, 1, encoding.d_model // heads, generator=generator).to(positions.device)
+    q = k = vector.expand(1, heads, t, vector.size(-1)).contiguous()  # (1, H, T, Dh)
+    if terms.rotate is not None:
+        q, k = terms.rotate(q, k)
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.size(-1))  # (1, H, T, T)
+    if terms.content_bias is not None:
+        scores = scores + terms.content_bias(q, k)
+    if terms.bias is not None:
+        scores = scores + terms.bias
+    return scores[0]
+
+
 def table_figures(table: Tensor) -> dict[str, Figure]:
     """table (T, d)."""
     t, d = table.shape
@@ -71,13 +95,13 @@ def table_figures(table: Tensor) -> dict[str, Figure]:
     return figures
 
 
-def bias_figure(bias: Tensor, kind: str) -> Figure:
+def distance_figure(bias: Tensor, title: str) -> Figure:
     distances, means = bias_by_distance(bias)
-    fig, axes = new_figure(1, 1, 5.0, f"{kind} attention: logit bias against distance (key - query)")
+    fig, axes = new_figure(1, 1, 5.0, title)
     for head, line in enumerate(means):
         axes[0, 0].plot(distances, line, label=f"head {head + 1}")
     axes[0, 0].set_xlabel("key position - query position")
-    axes[0, 0].set_ylabel("bias (mean over queries)")
+    axes[0, 0].set_ylabel("logit (mean over queries)")
     axes[0, 0].legend(fontsize=6, ncol=2)
     return fig
 
@@ -93,7 +117,12 @@ def encoding_figures(encoding: PositionalEncoding, positions: int) -> dict[str, 
     for kind in ATTENTION_KINDS:
         bias = encoding.attention_terms(kind, pos, pos).bias
         if bias is not None:
-            figures[f"bias_{kind}"] = bias_figure(bias.detach().cpu(), kind)
+            figures[f"bias_{kind}"] = distance_figure(
+                bias.detach().cpu(), f"{kind} attention: logit bias against distance (key - query)")
+        scores = position_only_scores(encoding, kind, pos)
+        if scores is not None:
+            figures[f"score_{kind}"] = distance_figure(
+                scores.detach().cpu(), f"{kind} attention: logit of a fixed query and key against distance")
     return figures
 
 
