@@ -1,5 +1,6 @@
 """A real tiny multirun, as `make sweep` runs it: two jobs in parallel (joblib), one folder per job; interrupted
-(here: stopped at 4 steps) and rerun, each job continues from its last.pt; then the report and the results page."""
+(here: stopped at 4 steps) and rerun, each job continues from its last.pt; rerun once more, finished jobs are
+skipped; then the report and the results page."""
 from __future__ import annotations
 
 import json
@@ -33,11 +34,17 @@ def test_sweep_resumes_then_reports(tmp_path, cache_dir):
     assert set(jobs) == {"sinusoidal_none_seed1", "none_none_seed1"}
     assert all(json.loads((job / "metrics.json").read_text())["steps"] == 4 for job in jobs.values())
 
+    for job in jobs.values():  # as if interrupted after the step-4 checkpoint, before the end
+        (job / "metrics.json").unlink()
     sweep(sweep_dir, cache_dir, steps=8)  # the same folders: each job continues from its step-4 last.pt
     for name, job in jobs.items():
         metrics = json.loads((job / "metrics.json").read_text())
         assert metrics["steps"] == 8 and metrics["encoding"] == name.split("_")[0]
         assert "resumed from" in (job / "train.log").read_text()
+    finished = {name: (job / "metrics.json").stat().st_mtime_ns for name, job in jobs.items()}
+    rerun = sweep(sweep_dir, cache_dir, steps=8)  # nothing left to do: finished jobs are skipped
+    assert rerun.stdout.count("already finished") == 2
+    assert finished == {name: (job / "metrics.json").stat().st_mtime_ns for name, job in jobs.items()}
 
     report = subprocess.run([sys.executable, "-m", "translate.report", str(sweep_dir), "--samples", "100"], cwd=ROOT,
                             capture_output=True, text=True, timeout=300)

@@ -92,6 +92,9 @@ def run(cfg: DictConfig, run_dir: Path) -> dict:
 def main(cfg: DictConfig) -> None:
     run_dir = Path(HydraConfig.get().runtime.output_dir)
     resume = resume_command(HydraConfig.get().overrides.task, Path(HydraConfig.get().run.dir))
+    if cfg.train.resume == "auto" and (run_dir / "metrics.json").exists():  # a finished job of a rerun sweep
+        print(f"already finished: {run_dir / 'metrics.json'} (delete it to run this job again)")
+        return
     try:
         metrics = run(cfg, run_dir)
     except Interrupted as stop:
