@@ -50,13 +50,14 @@ def layer_figure(weights: Tensor, x_labels: list[str], y_labels: list[str], titl
 
 
 def head_grid_figure(weights: Tensor, x_labels: list[str], y_labels: list[str], title: str) -> Figure:
-    """weights (L, H, Tq, Tk) -> a layers x heads grid; tokens on the first row and column only."""
+    """weights (L, H, Tq, Tk) -> a layers x heads grid; tokens on the first row and column only. Each panel is
+    scaled from 0 to its own maximum (no colour bars: they would double the drawing time)."""
     layers, heads = weights.shape[:2]
-    fig, axes = new_figure(layers, heads, panel_inches(max(len(x_labels), len(y_labels)), 2.0, 4.0), title)
+    fig, axes = new_figure(layers, heads, panel_inches(max(len(x_labels), len(y_labels)), 2.0, 3.5), title)
     for layer in range(layers):
         for head in range(heads):
             heatmap(axes[layer, head], weights[layer, head].numpy(), x_labels if layer == 0 else None,
-                    y_labels if head == 0 else None, f"layer {layer + 1} head {head + 1}")
+                    y_labels if head == 0 else None, f"layer {layer + 1} head {head + 1}", colorbar=False)
             if layer:
                 axes[layer, head].set_xticks([])
             if head:
@@ -90,7 +91,7 @@ def log_attention_maps(writer, translator: Translator, probes: Sequence[Probe], 
     for i, att in forced_attention(translator.model, tok, src_ids, hyp_ids, translator.settings.batch_tokens):
         src = tok.pieces(src_ids[i]) + ["</s>"]
         hyp_in, hyp_out = ["<s>"] + tok.pieces(hyp_ids[i]), tok.pieces(hyp_ids[i]) + ["</s>"]
-        title = f"{probes[i].label}: {sources[i]} -> {hyps[i]}"
+        title = f"{probes[i].label}: {sources[i]}\n→ {hyps[i]}"
         for kind, fig in probe_figures(att, src, hyp_in, hyp_out, title, kinds).items():
             writer.add_image(f"attention/{kind}/{probes[i].label}", to_image(fig), step, dataformats="HWC")
             added += 1

@@ -10,19 +10,27 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 
+def title_inches(title: str) -> float:
+    """Height kept free above the panels for a (wrapped) figure title."""
+    return 0.17 * (title.count("\n") + 1) + 0.12 if title else 0.0
+
+
 def new_figure(rows: int, cols: int, panel_inches: float, title: str = "") -> tuple[Figure, np.ndarray]:
     """A figure with a (rows, cols) array of axes and a wrapped title."""
-    fig = Figure(figsize=(cols * panel_inches, rows * panel_inches + 0.6), dpi=80)
+    width = max(cols * panel_inches, 6.0)
+    title = "\n".join(textwrap.fill(line, width=int(width * 13)) for line in title.split("\n")) if title else ""
+    fig = Figure(figsize=(width, rows * panel_inches + title_inches(title)), dpi=80)
     FigureCanvasAgg(fig)
     axes = np.asarray(fig.subplots(rows, cols, squeeze=False))
     if title:
-        fig.suptitle(textwrap.fill(title, width=max(40, int(cols * panel_inches * 11))), fontsize=9)
+        fig.suptitle(title, fontsize=9, y=1.0, va="top")
     return fig, axes
 
 
 def to_image(fig: Figure) -> np.ndarray:
     """(H, W, 3) uint8 RGB, for SummaryWriter.add_image(..., dataformats="HWC")."""
-    fig.tight_layout()
+    top = 1.0 - title_inches(fig.get_suptitle()) / fig.get_figheight()
+    fig.tight_layout(rect=(0.0, 0.0, 1.0, top))
     canvas = fig.canvas
     canvas.draw()
     return np.asarray(canvas.buffer_rgba())[..., :3].copy()
@@ -30,10 +38,11 @@ def to_image(fig: Figure) -> np.ndarray:
 
 def heatmap(ax: Axes, matrix: np.ndarray, x_labels: Optional[Sequence[str]] = None,
             y_labels: Optional[Sequence[str]] = None, title: str = "", vmin: Optional[float] = 0.0,
-            vmax: Optional[float] = None, cmap: str = "viridis") -> None:
+            vmax: Optional[float] = None, cmap: str = "viridis", colorbar: bool = True) -> None:
     """matrix (rows, cols); tokens on the axes when given (x on top, as in alignment plots)."""
     image = ax.imshow(matrix, cmap=cmap, vmin=vmin, vmax=vmax, aspect="auto", interpolation="nearest")
-    ax.figure.colorbar(image, ax=ax, fraction=0.046, pad=0.02)
+    if colorbar:
+        ax.figure.colorbar(image, ax=ax, fraction=0.046, pad=0.02)
     size = max(4, 9 - max(matrix.shape) // 10)
     if x_labels is not None:
         ax.set_xticks(range(len(x_labels)), x_labels, rotation=90, fontsize=size)
@@ -43,6 +52,6 @@ def heatmap(ax: Axes, matrix: np.ndarray, x_labels: Optional[Sequence[str]] = No
     ax.set_title(title, fontsize=8)
 
 
-def panel_inches(tokens: int, low: float = 2.5, high: float = 6.0) -> float:
+def panel_inches(tokens: int, low: float = 2.5, high: float = 4.5) -> float:
     """Panel size growing with the number of tokens shown."""
     return float(min(high, max(low, 0.16 * tokens + 1.0)))
