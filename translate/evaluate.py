@@ -13,7 +13,7 @@ import hydra
 from omegaconf import DictConfig
 
 from translate.checkpoints import load_model
-from translate.config import ConfigError, validate_decode
+from translate.config import ConfigError, check_data_fits, validate_decode
 from translate.data.pipeline import prepare_data
 from translate.decoding.translator import DecodeSettings, Translator
 from translate.evaluation.evaluate_split import score_split, write_results
@@ -43,6 +43,7 @@ def evaluate(cfg: DictConfig) -> tuple[dict, Path]:
     if cfg.data_path:
         data_cfg.path = cfg.data_path
     data = prepare_data(data_cfg, tokenizer=loaded.tokenizer)
+    check_data_fits(loaded.model.encoding, {cfg.split: data.splits[cfg.split]}, cfg.decode)  # e.g. a learned table
     translator = Translator(loaded.model, loaded.tokenizer, DecodeSettings.from_config(cfg.decode), device)
     metrics, hyps = score_split(translator, data.splits[cfg.split])
     metrics.update(split=cfg.split, checkpoint=str(cfg.checkpoint), step=loaded.step,
