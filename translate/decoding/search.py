@@ -93,9 +93,10 @@ def beam_search(model: Transformer, src: Tensor, beam_size: int, bos_id: int, eo
     for t in range(int(limits.max())):
         log_probs = _step_log_probs(model, ys, encoded, cache)  # (B*K, V)
         at_limit = (t + 1 >= limits)[:, None]
-        eos_only = torch.full_like(log_probs, float("-inf"))
-        eos_only[:, eos_id] = 0.0
-        log_probs = torch.where(at_limit, eos_only, log_probs)  # past the length limit only eos remains
+        if bool(at_limit.any()):  # past the length limit only eos remains
+            eos_only = torch.full_like(log_probs, float("-inf"))
+            eos_only[:, eos_id] = 0.0
+            log_probs = torch.where(at_limit, eos_only, log_probs)
         vocab = log_probs.size(-1)
         candidates = (scores.view(-1, 1) + log_probs).view(batch, k * vocab)
         top_scores, top_index = candidates.topk(2 * k, dim=-1)  # (B, 2K)
