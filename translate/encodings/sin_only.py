@@ -22,6 +22,8 @@ def spread_frequencies(width: int, base: float, device) -> Tensor:
 
 
 class SinOnly(AbsoluteEncoding):
+    wave = staticmethod(torch.sin)  # applied to p * frequency, per dimension
+
     def __init__(self, d_model: int, n_heads: int, base: float = 10000.0, **kw) -> None:
         super().__init__(d_model, n_heads, **kw)
         if not base > 1:
@@ -30,4 +32,4 @@ class SinOnly(AbsoluteEncoding):
 
     def compute_table(self, positions: Tensor) -> Tensor:
         freqs = spread_frequencies(self.d_pe, self.base, positions.device)
-        return torch.sin(positions.float().unsqueeze(-1) * freqs)  # (..., T, d)
+        return self.wave(positions.float().unsqueeze(-1) * freqs)  # (..., T, d)

@@ -9,19 +9,11 @@ slow ones still separate distant positions, so unlike sin/cos there is no period
 from __future__ import annotations
 
 import torch
-from torch import Tensor
 
-from translate.encodings.base import AbsoluteEncoding
-from translate.encodings.sin_only import spread_frequencies
+from translate.encodings.sin_only import SinOnly
 
 
-class Tanh(AbsoluteEncoding):
-    def __init__(self, d_model: int, n_heads: int, base: float = 10000.0, **kw) -> None:
-        super().__init__(d_model, n_heads, **kw)
-        if not base > 1:
-            raise ValueError(f"encoding.base={base} is not allowed: expected a number > 1")
-        self.base = base
+class Tanh(SinOnly):
+    """Same frequencies as sin_only, with tanh in place of the sine."""
 
-    def compute_table(self, positions: Tensor) -> Tensor:
-        freqs = spread_frequencies(self.d_pe, self.base, positions.device)
-        return torch.tanh(positions.float().unsqueeze(-1) * freqs)  # (..., T, d)
+    wave = staticmethod(torch.tanh)
