@@ -134,7 +134,7 @@ def test_ctrl_c_saves_and_prints_the_command_that_resumes(small_zip, cache_dir, 
     """SIGINT here; SIGTERM takes the same path (tested in-process in test_reliability.py)."""
     sig = signal.SIGINT
     run_dir = tmp_path / "run"
-    process = start(train_args(small_zip, cache_dir, run_dir, "train.max_steps=25", "train.save_every=1000"))
+    process = start(train_args(small_zip, cache_dir, run_dir, "train.max_steps=300", "train.save_every=1000"))
     log = run_dir / "train.log"  # the trainer logs its size once the signal handlers are in place
     assert wait_for(lambda: log.exists() and "parameters; target padding" in log.read_text(), process)
     time.sleep(0.5)
@@ -143,7 +143,7 @@ def test_ctrl_c_saves_and_prints_the_command_that_resumes(small_zip, cache_dir, 
     assert process.returncode == 128 + sig, stderr[-3000:]
     assert "Traceback" not in stderr
     step = load_checkpoint(run_dir / "last.pt")["progress"]["step"]
-    assert 0 < step < 25
+    assert 0 < step < 300
     assert f"interrupted: training stopped at step {step}; checkpoint saved to {run_dir / 'last.pt'}." in stderr
     command = stderr.split("Resume with:\n  ", 1)[1].strip()
     assert command.endswith(f"hydra.run.dir={run_dir} train.resume=auto")
@@ -151,4 +151,4 @@ def test_ctrl_c_saves_and_prints_the_command_that_resumes(small_zip, cache_dir, 
     argv = shlex.split(command)
     assert argv[:3] == ["python", "-m", "translate.train"]
     finish([sys.executable, *argv[1:]])
-    assert json.loads((run_dir / "metrics.json").read_text())["steps"] == 25
+    assert json.loads((run_dir / "metrics.json").read_text())["steps"] == 300
