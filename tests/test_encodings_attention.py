@@ -37,14 +37,6 @@ D, H = 32, 4
 DH = D // H
 
 
-@pytest.fixture(autouse=True, scope="module")
-def one_thread():
-    """These tensors are tiny: a second thread only adds synchronisation (and stalls on a shared machine)."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
-
 
 def build(name: str, *overrides: str, seed: int = 0):
     torch.manual_seed(seed)

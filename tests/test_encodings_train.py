@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-import torch
 
 from translate.training.device import make_runtime
 from translate.training.trainer import Trainer
@@ -13,14 +12,6 @@ from translate.training.trainer import Trainer
 ENCODINGS = sorted(path.stem for path in (Path(__file__).resolve().parents[1] / "conf" / "encoding").glob("*.yaml"))
 STEPS = 30
 
-
-@pytest.fixture(autouse=True, scope="module")
-def one_thread():
-    """The tiny model's matrices are too small to share between threads (and shared cores stall a second one)."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
 
 
 def test_the_encoding_folder_is_found():
