@@ -48,7 +48,7 @@ sweep: setup
 	  $(if $(JOBS),hydra.launcher.n_jobs=$(JOBS)) $(ARGS); status=$$?; \
 	  $(PY) -m translate.report $(SWEEP_DIR); exit $$status
 
-# The source notes' experiment sized for 2 CPU cores, about 3 hours (nohup make repro > repro.log 2>&1 &); ends with
+# The source notes' experiment sized for 2 CPU cores, about 2 hours (nohup make repro > repro.log 2>&1 &); ends with
 # sweeps/seed_repro_cpu/report/ and docs/results.md.
 repro: setup
 	$(MAKE) sweep SWEEP=seed_repro_cpu SWEEP_DIR=sweeps/seed_repro_cpu
