@@ -81,6 +81,71 @@ def test_two_gloo_processes_match_one_process_on_the_same_global_batch(tiny_conf
                 torch.testing.assert_close(ddp_grads[name], p.grad, rtol=1e-4, atol=1e-6, msg=name)
 
 
+def stopping_worker(rank: int, world: int, port: int, config_yaml: str, out: str, cause: str) -> None:
+    """A rank whose trainer runs train(); after its second step, rank 1 alone gets a signal or runs out of time."""
+    os.environ.update(RANK=str(rank), LOCAL_RANK=str(rank), WORLD_SIZE=str(world), MASTER_ADDR="127.0.0.1",
+                      MASTER_PORT=str(port))
+    torch.set_num_threads(1)
+    import signal
+
+    from translate.data.pipeline import prepare_data
+    from translate.training.device import make_runtime
+    from translate.training.interruption import Interrupted
+    from translate.training.trainer import Trainer
+
+    cfg = OmegaConf.create(config_yaml)
+    trainer = Trainer(cfg, prepare_data(cfg.data), make_runtime("cpu", "fp32"), Path(out) / f"rank{rank}")
+    step = trainer.train_step
+
+    def step_then_maybe_stop(indices):
+        stats = step(indices)
+        if rank == 1 and trainer.progress.step == 1:  # this is the second step (progress counts after it)
+            if cause == "signal":
+                trainer.stop.signum = signal.SIGTERM
+            else:  # this rank's clock says the time budget is spent; rank 0's does not
+                trainer.progress.train_seconds = 1e9
+        return stats
+
+    trainer.train_step = step_then_maybe_stop
+    try:
+        trainer.train()
+        ended = "budget"
+    except Interrupted:
+        ended = "interrupted"
+    (Path(out) / f"rank{rank}.json").write_text(json.dumps({"step": trainer.progress.step, "ended": ended}))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("cause, ended", [("signal", "interrupted"), ("clock", "budget")])
+def test_one_rank_stopping_stops_every_rank_at_the_same_step(cause, ended, tiny_config, tiny_data, tmp_path):
+    """Without agreement the other rank would wait in the next step's all-reduce for ever."""
+    cfg = tiny_config(*OVERRIDES, "train.max_steps=50", "train.max_minutes=1000", "train.valid_every=1000",
+                      "train.save_every=1000", "train.log_every=1")
+    context = multiprocessing.get_context("spawn")
+    port = free_port()
+    ranks = [context.Process(target=stopping_worker, args=(r, 2, port, OmegaConf.to_yaml(cfg, resolve=True), str(tmp_path), cause))
+             for r in range(2)]
+    for p in ranks:
+        p.start()
+    for p in ranks:
+        p.join(timeout=120)
+    for p in ranks:
+        if p.is_alive():
+            p.kill()
+    assert [p.exitcode for p in ranks] == [0, 0]
+    records = [json.loads((tmp_path / f"rank{r}.json").read_text()) for r in range(2)]
+    assert records == [{"step": 2, "ended": ended}] * 2
+    assert (tmp_path / "rank0" / "last.pt").exists()
+
+
+def test_any_over_ranks_on_one_process_is_the_flags_themselves():
+    from translate.training.device import Runtime
+    from translate.training.distributed import any_over_ranks
+
+    runtime = Runtime(torch.device("cpu"), None, rank=0, world_size=1)
+    assert any_over_ranks(runtime, True, False, 0, 1) == [True, False, False, True]
+
+
 def test_rank_budget_names_the_key_when_too_small():
     from translate.training.device import Runtime
     from translate.training.distributed import rank_budget

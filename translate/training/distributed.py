@@ -57,6 +57,11 @@ def sum_over_ranks(runtime: Runtime, *values: "torch.Tensor | float | int") -> l
     return packed.tolist()
 
 
+def any_over_ranks(runtime: Runtime, *flags: bool) -> list[bool]:
+    """For each flag, whether it is set on any rank (one all-reduce; the flags themselves for a single process)."""
+    return [total > 0 for total in sum_over_ranks(runtime, *(int(bool(f)) for f in flags))]
+
+
 def rank_budget(total: int, runtime: Runtime, key: str) -> int:
     """A rank's share of a per-step budget (train.max_tokens, train.max_sentences) summed over all ranks."""
     share = total // runtime.world_size

@@ -8,6 +8,7 @@ from __future__ import annotations
 import logging
 import math
 import random
+import signal
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -213,6 +214,13 @@ class Trainer:
         minutes = t.get("max_minutes")
         return p.step >= t.max_steps or p.epoch >= t.max_epochs or bool(minutes and p.train_seconds + p.valid_seconds >= 60 * minutes)
 
+    def agreed_stop(self) -> tuple[bool, bool]:
+        """(out of budget, stop asked by a signal), the same on every rank. Each rank has its own clock and gets its
+        own signal; were one to stop alone, the others would wait for it in the next all-reduce for ever."""
+        out_of_budget, stop_asked = distributed.any_over_ranks(self.runtime, self.out_of_budget(),
+                                                               self.stop.requested)
+        return out_of_budget, stop_asked
+
     def log_step(self, stats: dict, tokens: int, seconds: float) -> None:
         step = self.progress.step
         if self.writer:
@@ -252,41 +260,46 @@ class Trainer:
         bar = tqdm(total=t.max_steps, initial=self.progress.step, disable=not self.runtime.is_main or None,
                    dynamic_ncols=True)
         window_tokens, window_start = 0, time.perf_counter()
-        while not self.out_of_budget():
-            batches = self.epoch_batches(self.progress.epoch)
-            while self.progress.batch_in_epoch < len(batches) and not self.out_of_budget():
-                started = time.perf_counter()
-                stats = self.train_step(batches[self.progress.batch_in_epoch])
-                self.progress.batch_in_epoch += 1
-                self.progress.train_seconds += time.perf_counter() - started
-                if stats is None:
-                    self.count_bad_step()
-                    continue
-                self.bad_steps_in_a_row = 0
-                self.progress.step += 1
-                self.progress.target_tokens += stats["tokens"]
-                window_tokens += stats["tokens"]
-                bar.update(1)
-                if self.progress.step % t.log_every == 0:
-                    elapsed = time.perf_counter() - window_start
-                    self.log_step(stats, window_tokens, elapsed)
-                    bar.set_postfix(loss=f"{stats['loss']:.3f}", lr=f"{self.scheduler.get_last_lr()[0]:.2e}",
-                                    tok_s=f"{window_tokens / max(elapsed, 1e-9):.0f}",
-                                    min_left=f"{self.minutes_left():.1f}")
-                    window_tokens, window_start = 0, time.perf_counter()
-                if self.progress.step % t.valid_every == 0:
-                    self.validate()
-                    window_start = time.perf_counter()
-                if self.progress.step % t.save_every == 0:
-                    self.save("last.pt", keep_previous=True)
-                if self.stop.requested:
-                    break
-            if self.stop.requested:
-                bar.close()
-                raise Interrupted(self.stop.signum, self.progress.step, self.save("last.pt", keep_previous=True))
-            if self.progress.batch_in_epoch >= len(batches):
+        batches = None
+        while True:
+            out_of_budget, stop_asked = self.agreed_stop()
+            if out_of_budget or stop_asked:
+                break
+            if batches is None:
+                batches = self.epoch_batches(self.progress.epoch)
+            if self.progress.batch_in_epoch >= len(batches):  # epoch done: the next one, in a new order
                 self.progress.epoch += 1
                 self.progress.batch_in_epoch = 0
+                batches = None
+                continue
+            started = time.perf_counter()
+            stats = self.train_step(batches[self.progress.batch_in_epoch])
+            self.progress.batch_in_epoch += 1
+            self.progress.train_seconds += time.perf_counter() - started
+            if stats is None:
+                self.count_bad_step()
+                continue
+            self.bad_steps_in_a_row = 0
+            self.progress.step += 1
+            self.progress.target_tokens += stats["tokens"]
+            window_tokens += stats["tokens"]
+            bar.update(1)
+            if self.progress.step % t.log_every == 0:
+                elapsed = time.perf_counter() - window_start
+                self.log_step(stats, window_tokens, elapsed)
+                bar.set_postfix(loss=f"{stats['loss']:.3f}", lr=f"{self.scheduler.get_last_lr()[0]:.2e}",
+                                tok_s=f"{window_tokens / max(elapsed, 1e-9):.0f}",
+                                min_left=f"{self.minutes_left():.1f}")
+                window_tokens, window_start = 0, time.perf_counter()
+            if self.progress.step % t.valid_every == 0:
+                self.validate()
+                window_start = time.perf_counter()
+            if self.progress.step % t.save_every == 0:
+                self.save("last.pt", keep_previous=True)
+        if stop_asked:
+            bar.close()
+            raise Interrupted(self.stop.signum or signal.SIGTERM, self.progress.step,
+                              self.save("last.pt", keep_previous=True))
         bar.close()
         if self.progress.step % t.valid_every:
             self.validate()
