@@ -158,3 +158,28 @@ def test_collate_adds_specials_and_pads():
     assert batch.tgt_in.tolist() == [[2, 9, 0], [2, 10, 11]]
     assert batch.tgt_out.tolist() == [[9, 3, 0], [10, 11, 3]]
     assert batch.target_tokens == 5
+
+
+def test_parallel_jobs_training_the_same_tokenizer_all_use_the_first_saved(tmp_path, monkeypatch):
+    """Two sweep jobs on one fresh cache both train the model; the one that finishes second must not replace it
+    (multi-threaded training is not byte-for-byte repeatable, and the first job's checkpoints hold its model)."""
+    import sentencepiece as spm
+
+    pairs = [Pair(f"le chat numéro {i} dort", f"the cat number {i} sleeps") for i in range(200)]
+    winner = train_tokenizer(pairs, tmp_path / "other", vocab_size=70).model_proto  # stands for the other job's
+    real_train = spm.SentencePieceTrainer.train
+    cache = tmp_path / "cache"
+
+    def train_then_other_job_saves(**kwargs):  # the other job saves while ours is still training
+        real_train(**kwargs)
+        (cache / f"spm-unigram-60-{expected_key}.model").write_bytes(winner)
+
+    from translate.data.tokenizer import tokenizer_key
+
+    expected_key = tokenizer_key(pairs, dict(vocab_size=60, model_type="unigram", character_coverage=1.0,
+                                             max_sentences=2_000_000, seed=1, version=1))
+    monkeypatch.setattr(spm.SentencePieceTrainer, "train", train_then_other_job_saves)
+    ours = train_tokenizer(pairs, cache, vocab_size=60)
+    assert ours.model_proto == winner
+    assert (cache / f"spm-unigram-60-{expected_key}.model").read_bytes() == winner
+    assert [p.name for p in cache.iterdir()] == [f"spm-unigram-60-{expected_key}.model"]  # our copy is gone

@@ -76,6 +76,9 @@ def train_tokenizer(pairs: list[Pair], cache_dir: Path, vocab_size: int = 8000, 
             input_sentence_size=max_sentences, shuffle_input_sentence=True, num_threads=os.cpu_count() or 1,
             hard_vocab_limit=False, minloglevel=2,
         )
-        os.replace(Path(tmp) / "spm.model", path)  # atomic: a reader never sees half a model
-    log.info("trained SentencePiece model %s", path)
+        try:  # the first writer wins, atomically: parallel sweep jobs must all use one model, and multi-threaded
+            os.link(Path(tmp) / "spm.model", path)  # training is not byte-for-byte repeatable
+            log.info("trained SentencePiece model %s", path)
+        except FileExistsError:
+            log.info("another process saved SentencePiece model %s first; using it", path)
     return Tokenizer.load(path)
