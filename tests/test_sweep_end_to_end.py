@@ -61,4 +61,5 @@ def test_sweep_resumes_then_reports(tmp_path, cache_dir):
     assert written.returncode == 0, written.stderr[-3000:]
     text = page.read_text()
     assert "## What the numbers say" in text and "(c) With PE" in text
+    assert "One seed per setting" in text  # single-seed verdicts say that seed variance is not measured
     assert (page.with_suffix("") / "bleu_by_length.png").exists()

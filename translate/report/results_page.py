@@ -66,6 +66,15 @@ def attention_section(report: Report, sweep_dir: Path, assets: Path, link: str) 
             "training.", ""] + lines
 
 
+def seed_caveat(report: Report) -> list[str]:
+    """With one seed, the intervals say how much the test sentences vary, not how much training runs do."""
+    if any(r["seeds"] > 1 for r in report.rows if r["bucket"] == ALL):
+        return []
+    return ["One seed per setting: the intervals and p-values are over test sentences, not over training runs, so a "
+            "difference of about one BLEU point may not survive another seed (add the `seeds` sweep, e.g. "
+            "`'+sweep=[seed_repro_cpu,seeds]'`, for mean ± std over three).", ""]
+
+
 def claims_section(report: Report) -> list[str]:
     verdicts = check_claims(report.rows)
     lines = []
@@ -76,6 +85,7 @@ def claims_section(report: Report) -> list[str]:
         lines += ["Where the data disagree: " + "; ".join(
             f"{v.claim.split(')')[0]}) is {v.status}" for v in disagree)
             + ". The lines above name the buckets and training groups.", ""]
+    lines += seed_caveat(report)
     lines += [f"Thresholds: {THRESHOLDS}. Δ and p: paired bootstrap against sinusoidal PE trained on the same "
               "lengths; a bucket of a few dozen sentences gives wide intervals, so read small buckets with care.", ""]
     return lines
