@@ -12,7 +12,7 @@ from translate.data.batching import collate, make_batches, padding_fraction
 from translate.data.cleaning import DropCounts, Pair, clean_pairs, normalise
 from translate.data.corpora import CorpusError, HuggingFace, Multi30k, Tatoeba, split_by_english
 from translate.data.locate import CorpusNotFound, RemoteFile, locate_corpus
-from translate.data.tokenizer import train_tokenizer
+from translate.data.tokenizer import cached_model_path, train_tokenizer
 
 # The corpora as the code finds them: $TRANSLATE_DATA_DIR, else ../shared/data next to the repository.
 SHARED = Path(os.environ.get(locate.ENV_VAR) or Path(__file__).resolve().parents[2] / "shared" / "data")
@@ -169,17 +169,14 @@ def test_parallel_jobs_training_the_same_tokenizer_all_use_the_first_saved(tmp_p
     winner = train_tokenizer(pairs, tmp_path / "other", vocab_size=70).model_proto  # stands for the other job's
     real_train = spm.SentencePieceTrainer.train
     cache = tmp_path / "cache"
+    final = cached_model_path(pairs, cache, vocab_size=60)
 
     def train_then_other_job_saves(**kwargs):  # the other job saves while ours is still training
         real_train(**kwargs)
-        (cache / f"spm-unigram-60-{expected_key}.model").write_bytes(winner)
+        final.write_bytes(winner)
 
-    from translate.data.tokenizer import tokenizer_key
-
-    expected_key = tokenizer_key(pairs, dict(vocab_size=60, model_type="unigram", character_coverage=1.0,
-                                             max_sentences=2_000_000, seed=1, version=1))
     monkeypatch.setattr(spm.SentencePieceTrainer, "train", train_then_other_job_saves)
     ours = train_tokenizer(pairs, cache, vocab_size=60)
     assert ours.model_proto == winner
-    assert (cache / f"spm-unigram-60-{expected_key}.model").read_bytes() == winner
-    assert [p.name for p in cache.iterdir()] == [f"spm-unigram-60-{expected_key}.model"]  # our copy is gone
+    assert final.read_bytes() == winner
+    assert list(cache.iterdir()) == [final]  # our copy is gone

@@ -54,15 +54,20 @@ def tokenizer_key(pairs: list[Pair], settings: dict) -> str:
     return digest.hexdigest()[:16]
 
 
+def cached_model_path(pairs: list[Pair], cache_dir: Path, vocab_size: int = 8000, model_type: str = "unigram",
+                      character_coverage: float = 1.0, max_sentences: int = 2_000_000, seed: int = 1) -> Path:
+    """Where the model trained on `pairs` with these settings is cached."""
+    settings = dict(vocab_size=vocab_size, model_type=model_type, character_coverage=character_coverage,
+                    max_sentences=max_sentences, seed=seed, version=1)
+    return Path(cache_dir) / f"spm-{model_type}-{vocab_size}-{tokenizer_key(pairs, settings)}.model"
+
+
 def train_tokenizer(pairs: list[Pair], cache_dir: Path, vocab_size: int = 8000, model_type: str = "unigram",
                     character_coverage: float = 1.0, max_sentences: int = 2_000_000, seed: int = 1) -> Tokenizer:
     """Train (or reuse from `cache_dir`) a joint model on both sides of `pairs`."""
     if model_type not in MODEL_TYPES:
         raise ValueError(f"data.tokenizer.model_type={model_type!r} is not allowed; choose one of {list(MODEL_TYPES)}")
-    settings = dict(vocab_size=vocab_size, model_type=model_type, character_coverage=character_coverage,
-                    max_sentences=max_sentences, seed=seed, version=1)
-    key = tokenizer_key(pairs, settings)
-    path = Path(cache_dir) / f"spm-{model_type}-{vocab_size}-{key}.model"
+    path = cached_model_path(pairs, cache_dir, vocab_size, model_type, character_coverage, max_sentences, seed)
     if path.exists():
         log.info("reusing SentencePiece model %s", path)
         return Tokenizer.load(path)

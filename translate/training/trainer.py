@@ -217,8 +217,7 @@ class Trainer:
     def agreed_stop(self) -> tuple[bool, bool]:
         """(out of budget, stop asked by a signal), the same on every rank. Each rank has its own clock and gets its
         own signal; were one to stop alone, the others would wait for it in the next all-reduce for ever."""
-        out_of_budget, stop_asked = distributed.any_over_ranks(self.runtime, self.out_of_budget(),
-                                                               self.stop.requested)
+        out_of_budget, stop_asked = distributed.any_over_ranks(self.runtime, self.out_of_budget(), self.stop.requested)
         return out_of_budget, stop_asked
 
     def log_step(self, stats: dict, tokens: int, seconds: float) -> None:
