@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Packs what a bare GPU machine lacks into one folder that travels with the working tree: the wheels of the
+# Python packages its image does not have (hydra, omegaconf, antlr4, datasets and its helpers, the joblib launcher)
+# and a copy of the corpora. Run here, once per checkout; then, on the GPU machine, start every command with
+#   source scripts/gpu_env.sh
+# which installs the wheels into /tmp/site and points TRANSLATE_DATA_DIR at the copy.
+#
+#   bash scripts/gpu_bundle.sh [BUNDLE_DIR]      (default .gpu_bundle, git-ignored through .git/info/exclude)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BUNDLE=${1:-.gpu_bundle}
+PIP=${PIP:-.venv/bin/pip}
+PY_VERSION=${GPU_PYTHON_VERSION:-3.12}   # the GPU image's Python
+# Pinned to what .venv resolved here, so both machines run the same configuration code.
+PACKAGES=(hydra-core==1.3.8 omegaconf==2.3.1 hydra-joblib-launcher==1.2.0 datasets==5.2.0 dill==0.4.1
+          multiprocess==0.70.19)
+
+mkdir -p "$BUNDLE/wheels" "$BUNDLE/data"
+EXCLUDE=$(git rev-parse --git-path info/exclude)
+mkdir -p "$(dirname "$EXCLUDE")"
+grep -qxF "/$BUNDLE/" "$EXCLUDE" 2>/dev/null || echo "/$BUNDLE/" >> "$EXCLUDE"
+
+"$PIP" download -q --no-deps --only-binary=:all: --python-version "$PY_VERSION" --implementation cp \
+    --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 --platform any \
+    -d "$BUNDLE/wheels" "${PACKAGES[@]}"
+# antlr4 4.9.3 (what omegaconf 2.3 needs) is published only as an sdist: build its pure-Python wheel here.
+"$PIP" wheel -q --no-deps -w "$BUNDLE/wheels" antlr4-python3-runtime==4.9.3
+
+SHARED=${TRANSLATE_SHARED_DATA:-../shared/data}
+cp -r "$SHARED"/. "$BUNDLE/data/"
+du -sh "$BUNDLE"
+echo "carry: $BUNDLE   first command there: source scripts/gpu_env.sh $BUNDLE"
