@@ -326,6 +326,9 @@ class Trainer:
             self.writer.add_scalar("train/grad_norm", stats["grad_norm"], step)
             self.writer.add_scalar("train/target_tokens_per_s", tokens / max(seconds, 1e-9), step)
             self.writer.add_scalar("train/skipped_steps", self.progress.skipped_steps, step)
+            if self.compiled is not None:
+                self.writer.add_scalar("train/compile_seconds", self.progress.compile_seconds, step)
+                self.writer.add_scalar("train/compiled_graphs", self.progress.compiled_graphs, step)
 
     def count_bad_step(self) -> None:
         """After a skipped (non-finite) step: stop once train.max_bad_steps of them come in a row."""
