@@ -150,6 +150,7 @@ def test_sigterm_during_a_slow_step_stops_within_10_s(tiny_config, tiny_data, tm
     assert load_checkpoint(tmp_path / "last.pt")["progress"]["batch_in_epoch"] == 2  # the dropped batch comes again
 
 
+@pytest.mark.slow
 def test_bench_gpu_quick_runs_and_writes_json_and_markdown(tmp_path):
     out = subprocess.run([sys.executable, str(ROOT / "scripts" / "bench_gpu.py"), "--quick", "--out", str(tmp_path)],
                          cwd=ROOT, capture_output=True, text=True, timeout=600)
