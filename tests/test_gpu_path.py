@@ -179,3 +179,63 @@ def test_cuda_bf16_compiled_training_skips_nan_steps_on_the_device(tiny_config, 
     assert trainer.progress.step == 6 and trainer.progress.skipped_steps == 1
     assert all(torch.isfinite(p).all() for p in trainer.model.parameters())
     assert trainer.runtime.fused_adamw and not trainer.compiled.failed
+
+
+@pytest.mark.parametrize("encoding", ["t5", "alibi"])
+@pytest.mark.parametrize("kind", ["encoder", "decoder"])
+def test_flex_attention_path_equals_the_sdpa_path(encoding, kind):
+    """flex_attention runs eagerly on CPU (a reference implementation, forward only): same output as today's path,
+    with the padding (encoder) or causal (decoder) mask added to the encoding's per-head bias."""
+    from translate.model.attention import attend
+    from translate.model.builder import build_encoding
+    from translate.model.transformer import add_bias, causal_bias, padding_bias
+
+    torch.manual_seed(0)
+    cfg = make_config("model=tiny", f"encoding={encoding}")
+    enc = build_encoding(cfg.encoding, cfg.ablation, cfg.model.d_model, cfg.model.n_heads)
+    b, h, t, dh = 3, cfg.model.n_heads, 13, cfg.model.d_model // cfg.model.n_heads
+    positions = torch.arange(t)
+    terms = enc.attention_terms(kind, positions, positions)
+    tokens = torch.randint(4, 50, (b, t))
+    tokens[1, 9:] = tokens[2, 5:] = 0
+    mask = padding_bias(tokens, 0) if kind == "encoder" else causal_bias(positions, positions)
+    bias = add_bias(mask, terms)
+    q, k, v = (torch.randn(b, h, t, dh) for _ in range(3))  # no backward on CPU (the CUDA test has it)
+    reference, _ = attend(q, k, v, bias, terms, 0.0, False)
+    flexed, _ = attend(q, k, v, bias, terms, 0.0, False, flex=True)
+    torch.testing.assert_close(flexed, reference, rtol=1e-5, atol=1e-5)
+
+
+def test_shaw_and_deberta_use_every_table_row_when_compiling_with_the_same_result(monkeypatch):
+    """Under torch.compile (or on a GPU) the relative tables are read whole instead of finding the used rows."""
+    from translate.model.builder import build_model
+
+    src, tgt = torch.randint(4, 50, (2, 7)), torch.randint(4, 50, (2, 6))
+    for encoding in ("shaw", "deberta"):
+        torch.manual_seed(0)
+        model = build_model(make_config("model=tiny", f"encoding={encoding}"), 60, 0).eval()
+        used_rows = model(src, tgt)
+        monkeypatch.setattr(torch.compiler, "is_compiling", lambda: True)
+        torch.testing.assert_close(model(src, tgt), used_rows, rtol=1e-5, atol=1e-5)
+        monkeypatch.undo()
+
+
+@needs_cuda
+def test_cuda_compiled_flex_attention_matches_sdpa_for_t5_in_value_and_gradient():
+    from translate.model.builder import build_model
+
+    torch.manual_seed(0)
+    model = build_model(make_config("model=tiny", "encoding=t5", "model.dropout=0.0"), 60, 0).cuda()
+    src, tgt = torch.randint(4, 50, (4, 16), device="cuda"), torch.randint(4, 50, (4, 16), device="cuda")
+    src[1, 10:] = 0
+    reference = model(src, tgt)
+    reference_grads = torch.autograd.grad(reference.square().sum(), list(model.parameters()), allow_unused=True)
+    for module in model.modules():
+        if hasattr(module, "flex"):
+            module.flex = True
+    compiled = torch.compile(model, dynamic=False)(src, tgt)
+    torch.testing.assert_close(compiled, reference, rtol=1e-3, atol=1e-3)
+    grads = torch.autograd.grad(compiled.square().sum(), list(model.parameters()), allow_unused=True)
+    for g, r in zip(grads, reference_grads):
+        if r is not None:
+            torch.testing.assert_close(g, r, rtol=1e-2, atol=1e-3)

@@ -159,6 +159,7 @@ def validate_train(cfg: DictConfig) -> None:
     one_of(cfg, "train.compile_backend", ("inductor", "aot_eager", "eager"))
     require(cfg, "train.pad_shapes", lambda v: v == "auto" or is_bool_value(v), "auto, true or false")
     positive_int(cfg, "train.shape_multiple")
+    is_bool(cfg, "train.flex_attention")
 
 
 def validate_decode(cfg: DictConfig, prefix: str = "decode") -> None:

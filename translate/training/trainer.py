@@ -24,6 +24,7 @@ from translate.data.batching import Batch, FixedShapes, collate, make_batches, p
 from translate.data.pipeline import PreparedData
 from translate.decoding.translator import DecodeSettings, Translator
 from translate.evaluation.evaluate_split import score_split
+from translate.model.attention import MultiHeadAttention
 from translate.model.builder import build_model
 from translate.training.checkpoint import (CheckpointError, check_compatible, load_checkpoint, save_checkpoint)
 from translate.training import distributed
@@ -103,6 +104,9 @@ class Trainer:
         self.train_lens = data.splits["train"].lengths()
         self.shapes = self.fixed_shapes()
         self.compiled = None  # training steps run through self.compiled.run when train.compile is on
+        for module in self.model.modules():
+            if isinstance(module, MultiHeadAttention):
+                module.flex = bool(cfg.train.get("flex_attention", False))
         if cfg.train.compile:
             longest = max(max(lens) for lens in self.train_lens)
             self.compiled = CompiledSteps(self.train_model, f"encoding={cfg.encoding.name}",
