@@ -81,7 +81,9 @@ def bench_training(data, args, device, precision, encoding: str, max_tokens: int
     tokens, flops = 0, 0.0
     started = time.perf_counter()
     for i, indices in enumerate(steps):
-        trainer.train_step(indices, steps[i + 1] if i + 1 < len(steps) else None)
+        trainer.train_step(indices)
+        if i + 1 < len(steps):
+            trainer.prefetch(steps[i + 1])
         tokens += sum(tgt_lens[j] for j in indices)
         flops += train_flops(cfg.model, len(data.tokenizer), [src_lens[j] for j in indices],
                              [tgt_lens[j] for j in indices])

@@ -64,8 +64,12 @@ class StepRecord:
     finite: "torch.Tensor | bool"       # loss and gradient finite: the optimizer applied the step
     tokens: "torch.Tensor | int"        # target tokens (over all ranks)
 
-    def __getitem__(self, key: str):  # scripts read record["tokens"] as they read the old stats dict
-        return {"tokens": int(self.tokens)}[key]
+    def __getitem__(self, key: str) -> "float | int":
+        """The step's stats as settle() gives them ("loss", "nll", "grad_norm", "tokens"), read now (a sync)."""
+        tokens = int(self.tokens)
+        stats = {"tokens": tokens, "loss": float(self.loss) / tokens, "nll": float(self.nll) / tokens,
+                 "grad_norm": float(self.grad_norm)} if key != "tokens" else {"tokens": tokens}
+        return stats[key]
 
 
 class TrainingDiverged(RuntimeError):
@@ -215,7 +219,7 @@ class Trainer:
             (result.loss * (self.runtime.world_size / tokens)).backward()
         return loss_sum, nll_sum, tokens
 
-    def train_step(self, indices: list[int], upcoming: Optional[list[int]] = None) -> StepRecord:
+    def train_step(self, indices: list[int]) -> StepRecord:
         """One optimizer step, queued without waiting for the device: a non-finite loss or gradient makes the fused
         AdamW skip the update on the device (its found_inf), and the trainer learns of it when it settles."""
         batch = self.load_batch(indices)
@@ -224,8 +228,6 @@ class Trainer:
             loss_sum, nll_sum, tokens = self.compiled.run(lambda module: self.forward_backward(module, batch))
         else:
             loss_sum, nll_sum, tokens = self.forward_backward(self.train_model, batch)
-        if upcoming is not None:
-            self.prefetch(upcoming)
         clip = self.train_cfg.clip_norm
         grad_norm = torch.nn.utils.clip_grad_norm_(self.model.parameters(), clip if clip else float("inf"))
         finite = torch.isfinite(loss_sum) & torch.isfinite(grad_norm)
@@ -383,7 +385,9 @@ class Trainer:
             upcoming = batches[self.progress.batch_in_epoch + 1] if self.progress.batch_in_epoch + 1 < len(batches) \
                 else None
             try:
-                self.pending.append(self.train_step(batches[self.progress.batch_in_epoch], upcoming))
+                self.pending.append(self.train_step(batches[self.progress.batch_in_epoch]))
+                if upcoming is not None:  # collated and copied while the device still runs this step
+                    self.prefetch(upcoming)
             except StepAbandoned:  # a stop signal's grace ran out inside the step: it never happened
                 self.optimizer.zero_grad(set_to_none=True)
                 set_rng_state(before)
