@@ -95,7 +95,7 @@ def test_compiled_training_makes_at_most_one_graph_per_shape(tiny_config, tiny_d
 
 
 @pytest.mark.parametrize("backend", ["aot_eager", pytest.param("inductor", marks=pytest.mark.slow)])
-def test_compile_on_and_off_give_the_same_loss_and_update(tiny_config, tiny_data, tmp_path, backend):
+def test_compile_on_and_off_give_the_same_loss_and_gradients(tiny_config, tiny_data, tmp_path, backend):
     eager = make_trainer(tiny_config, tiny_data, tmp_path / "a", "encoding=t5", "train.pad_shapes=true")
     compiled = make_trainer(tiny_config, tiny_data, tmp_path / "b", "encoding=t5", "train.compile=true",
                             f"train.compile_backend={backend}")
@@ -105,8 +105,10 @@ def test_compile_on_and_off_give_the_same_loss_and_update(tiny_config, tiny_data
     assert not compiled.compiled.failed and compiled.compiled.graphs >= 1
     assert float(b.loss) == pytest.approx(float(a.loss), rel=1e-5)
     assert float(b.grad_norm) == pytest.approx(float(a.grad_norm), rel=1e-4)
+    # Gradients, not weights: Adam's first step is lr * sign(g) for every weight, so the key biases (whose exact
+    # gradient is 0: softmax ignores a shift shared by all keys) would move by +-lr on rounding noise.
     for (name, p), q in zip(eager.model.named_parameters(), compiled.model.parameters()):
-        torch.testing.assert_close(q, p, rtol=1e-4, atol=1e-6, msg=name)
+        torch.testing.assert_close(q.grad, p.grad, rtol=1e-4, atol=1e-6, msg=name)
 
 
 def test_an_encoding_that_cannot_compile_trains_eagerly_with_a_warning_naming_it(tiny_config, tiny_data, tmp_path,
