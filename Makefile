@@ -14,7 +14,7 @@ SWEEP_DIR   ?= sweeps/$(subst $(comma),+,$(SWEEP))
 JOBS        ?=
 STAMP       := $(VENV)/.installed
 
-.PHONY: setup train test test-fast sweep repro browser train-ddp bench bench-decode bench-quality clean
+.PHONY: setup train test test-fast sweep repro browser train-ddp bench bench-decode bench-quality bench-gpu clean
 
 setup: $(STAMP)
 
@@ -71,3 +71,7 @@ bench-quality: setup
 
 clean:
 	rm -rf $(VENV) runs outputs multirun .pytest_cache
+
+# One GPU (docs/speed.md, GPU section): writes bench_gpu/bench_gpu.json and bench_gpu/bench_gpu.md.
+bench-gpu: setup
+	$(PY) scripts/bench_gpu.py $(ARGS)

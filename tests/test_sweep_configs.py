@@ -125,3 +125,10 @@ def test_slurm_launcher_config_composes():
     cfg = compose_job("+sweep=encodings", "hydra/launcher=slurm")
     assert cfg.hydra.launcher._target_ == "hydra_plugins.hydra_submitit_launcher.submitit_launcher.SlurmLauncher"
     assert cfg.hydra.launcher.timeout_min > 0 and cfg.hydra.launcher.gpus_per_node == 1
+
+
+@pytest.mark.parametrize("sweep", ["encodings", "length_extrapolation", "seed_repro", "seed_repro_cpu"])
+def test_sweep_budgets_are_in_steps_not_minutes(sweep):
+    """Jobs sharing one machine or GPU get the same training whatever the load."""
+    cfg = compose_job(*sweep_jobs(f"+sweep={sweep}")[0])
+    assert cfg.train.max_minutes is None and 0 < cfg.train.max_steps <= 30000

@@ -156,6 +156,10 @@ def validate_train(cfg: DictConfig) -> None:
     positive_int(cfg, "train.num_threads", optional=True)
     require(cfg, "train.samples", lambda v: is_int(v) and v >= 0, "an integer >= 0")
     is_bool(cfg, "train.compile")
+    one_of(cfg, "train.compile_backend", ("inductor", "aot_eager", "eager"))
+    require(cfg, "train.pad_shapes", lambda v: v == "auto" or is_bool_value(v), "auto, true or false")
+    positive_int(cfg, "train.shape_multiple")
+    is_bool(cfg, "train.flex_attention")
 
 
 def validate_decode(cfg: DictConfig, prefix: str = "decode") -> None:

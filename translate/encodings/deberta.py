@@ -46,7 +46,7 @@ class DeBERTa(AttentionEncoding):
     def rows(self, relative: Tensor) -> DistanceIndex:
         """Relative distances -> the rows of P they read."""
         bucket = log_bucket(relative, self.span, self.max_relative_positions)
-        return DistanceIndex.of((bucket + self.span).clamp(0, 2 * self.span - 1))
+        return DistanceIndex.of((bucket + self.span).clamp(0, 2 * self.span - 1), 2 * self.span)
 
     def heads(self, proj: nn.Linear, where: DistanceIndex) -> Tensor:
         """Used rows of P, projected: (H, n, Dh)."""

@@ -11,6 +11,7 @@ representable: every block of n positions repeats the table's shape, offset by a
 """
 from __future__ import annotations
 
+import torch
 from torch import Tensor
 
 from translate.encodings.learned import Learned
@@ -33,7 +34,7 @@ class Hierarchical(Learned):
         return self.base_positions ** 2
 
     def compute_table(self, positions: Tensor) -> Tensor:
-        if positions.numel() and int(positions.max()) >= self.max_positions:
+        if positions.numel() and not torch.compiler.is_compiling() and int(positions.max()) >= self.max_positions:
             self.check_length(int(positions.max()) + 1, "the input")
         n, alpha = self.base_positions, self.alpha
         recentred = (self.weight - alpha * self.weight[:1]) / (1 - alpha)  # (n, d)

@@ -31,7 +31,7 @@ class Learned(AbsoluteEncoding):
         return self._max_positions
 
     def compute_table(self, positions: Tensor) -> Tensor:
-        if positions.numel() and int(positions.max()) >= self._max_positions:
+        if positions.numel() and not torch.compiler.is_compiling() and int(positions.max()) >= self._max_positions:
             self.check_length(int(positions.max()) + 1, "the input")
         return self.weight[positions]
 

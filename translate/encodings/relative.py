@@ -82,7 +82,12 @@ class DistanceIndex:
     hi: int         # inclusive
 
     @classmethod
-    def of(cls, rows: Tensor) -> "DistanceIndex":
+    def of(cls, rows: Tensor, table_rows: int) -> "DistanceIndex":
+        """rows: indices into a table of `table_rows` rows. Eagerly on CPU only the rows that occur are used; on a
+        GPU or under torch.compile all of them, since finding the used ones reads the device (a sync, a graph
+        break)."""
+        if rows.device.type != "cpu" or torch.compiler.is_compiling():
+            return cls(rows, 0, table_rows - 1)
         lo, hi = int(rows.min()), int(rows.max())
         return cls(rows - lo, lo, hi)
 

@@ -37,7 +37,7 @@ class ClippedRelative(AttentionEncoding):
 
     def terms(self, kind: str, q_positions: Tensor, k_positions: Tensor) -> AttentionTerms:
         k = self.max_relative_position
-        where = DistanceIndex.of(offsets(q_positions, k_positions).clamp(-k, k) + k)  # (..., Tq, Tk)
+        where = DistanceIndex.of(offsets(q_positions, k_positions).clamp(-k, k) + k, 2 * k + 1)  # (..., Tq, Tk)
         keys, values = where.used(self.key_table), where.used(self.value_table)  # (n, Dh)
         scale = self.head_dim ** -0.5
         return AttentionTerms(content_bias=lambda q, _k: logits_by_distance(q * scale, keys, where),

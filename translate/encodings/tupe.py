@@ -39,7 +39,7 @@ class TUPE(AttentionEncoding):
 
     def project(self, proj: nn.Linear, positions: Tensor) -> Tensor:
         """(..., T) -> (..., H, T, Dh)."""
-        if positions.numel() and int(positions.max()) >= self._max_positions:
+        if positions.numel() and not torch.compiler.is_compiling() and int(positions.max()) >= self._max_positions:
             self.check_length(int(positions.max()) + 1, "the input")
         p = proj(self.norm(self.positions[positions]))  # (..., T, d)
         return p.unflatten(-1, (self.n_heads, self.head_dim)).transpose(-3, -2)

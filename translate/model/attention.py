@@ -2,6 +2,8 @@
 
 `attend` is the maths: the fused `scaled_dot_product_attention` kernel when no one needs the probabilities, and an
 explicit path that returns them (annotated-transformer style) when they are asked for or an encoding must touch them.
+`flex_attend` is the same maths through `torch.nn.attention.flex_attention` (a per-head bias read in the kernel as a
+score_mod), used on CUDA under torch.compile when asked for (train.flex_attention), where it becomes one Triton kernel.
 """
 from __future__ import annotations
 
@@ -15,17 +17,32 @@ from torch import Tensor, nn
 from translate.encodings.base import NO_TERMS, AttentionTerms
 
 
+def flex_attend(q: Tensor, k: Tensor, v: Tensor, logit_bias: Tensor) -> Tensor:
+    """softmax(q k^T / sqrt(Dh) + logit_bias) v through flex_attention; logit_bias broadcastable to (B, H, Tq, Tk)."""
+    from torch.nn.attention.flex_attention import flex_attention
+
+    bias = logit_bias.to(q.dtype).expand(q.size(0), q.size(1), q.size(2), k.size(2))  # a view: strides 0
+
+    def add_bias(score, b, h, i, j):
+        return score + bias[b, h, i, j]
+    return flex_attention(q, k, v, score_mod=add_bias)
+
+
 def attend(q: Tensor, k: Tensor, v: Tensor, logit_bias: Optional[Tensor], terms: AttentionTerms,
-           dropout_p: float, need_weights: bool) -> tuple[Tensor, Optional[Tensor]]:
+           dropout_p: float, need_weights: bool, flex: bool = False) -> tuple[Tensor, Optional[Tensor]]:
     """q (B, H, Tq, Dh), k and v (B, H, Tk, Dh), logit_bias broadcastable to (B, H, Tq, Tk) (mask + static bias).
 
-    Returns the output (B, H, Tq, Dh) and the probabilities (B, H, Tq, Tk) when needed, else None.
+    Returns the output (B, H, Tq, Dh) and the probabilities (B, H, Tq, Tk) when needed, else None. flex: use
+    flex_attend where it gives the same result (no probabilities needed, no attention dropout).
     """
     if terms.rotate is not None:
         q, k = terms.rotate(q, k)
     if terms.content_bias is not None:
         extra = terms.content_bias(q, k)
         logit_bias = extra if logit_bias is None else logit_bias + extra
+    per_head = logit_bias is not None and logit_bias.dim() >= 3 and logit_bias.size(-3) > 1  # a position bias
+    if flex and per_head and dropout_p == 0 and not (need_weights or terms.needs_weights):
+        return flex_attend(q, k, v, logit_bias), None
     if not (need_weights or terms.needs_weights):
         if logit_bias is not None:
             logit_bias = logit_bias.to(q.dtype)
@@ -61,6 +78,7 @@ class MultiHeadAttention(nn.Module):
         else:
             self.qkv_proj = nn.Linear(d_model, 3 * d_model)
         self.out_proj = nn.Linear(d_model, d_model)
+        self.flex = False  # flex_attention on CUDA under torch.compile (set by the trainer: train.flex_attention)
 
     def _heads(self, x: Tensor) -> Tensor:
         b, t, _ = x.shape  # (B, T, d) -> (B, H, T, Dh)
@@ -85,6 +103,7 @@ class MultiHeadAttention(nn.Module):
                     v = torch.cat([cache["v"], v], dim=2)
                 cache["k"], cache["v"] = k, v
         dropout_p = self.dropout if self.training else 0.0
-        out, probs = attend(q, k, v, logit_bias, terms, dropout_p, need_weights)
+        flex = self.flex and q.is_cuda and torch.compiler.is_compiling()  # eager flex_attention is a slow reference
+        out, probs = attend(q, k, v, logit_bias, terms, dropout_p, need_weights, flex)
         b, h, t, dh = out.shape
         return self.out_proj(out.transpose(1, 2).reshape(b, t, h * dh)), probs

@@ -57,6 +57,13 @@ def sum_over_ranks(runtime: Runtime, *values: "torch.Tensor | float | int") -> l
     return packed.tolist()
 
 
+def sum_on_device(runtime: Runtime, *values: "torch.Tensor | int") -> list[torch.Tensor]:
+    """Sums of scalars over all ranks as device tensors, in one all-reduce; the host does not wait for it."""
+    packed = torch.stack([torch.as_tensor(v, device=runtime.device).double() for v in values])  # (n,)
+    dist.all_reduce(packed)
+    return list(packed.unbind())
+
+
 def any_over_ranks(runtime: Runtime, *flags: bool) -> list[bool]:
     """For each flag, whether it is set on any rank (one all-reduce; the flags themselves for a single process)."""
     return [total > 0 for total in sum_over_ranks(runtime, *(int(bool(f)) for f in flags))]

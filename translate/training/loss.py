@@ -7,6 +7,7 @@ non-matmul op of a step).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Optional
 
 from torch import Tensor
 
@@ -35,10 +36,16 @@ def smoothed_cross_entropy(logits: Tensor, targets: Tensor, label_smoothing: flo
 
 
 def sequence_loss(model: Transformer, hidden: Tensor, tgt_out: Tensor, pad_id: int,
-                  label_smoothing: float) -> LossResult:
-    """hidden (B, T, d), tgt_out (B, T) -> summed losses over non-pad positions."""
-    keep = tgt_out.ne(pad_id)
-    logits = model.project(hidden[keep]).float()  # (N, V)
-    targets = tgt_out[keep]
+                  label_smoothing: float, positions: Optional[Tensor] = None) -> LossResult:
+    """hidden (B, T, d), tgt_out (B, T) -> summed losses over non-pad positions.
+
+    positions (N,): the flat indices of the non-pad positions when the caller knows them (Batch.target_positions);
+    a boolean mask would make the host wait for the device to learn N."""
+    if positions is None:
+        keep = tgt_out.ne(pad_id)
+        rows, targets = hidden[keep], tgt_out[keep]
+    else:
+        rows, targets = hidden.flatten(0, 1).index_select(0, positions), tgt_out.view(-1).index_select(0, positions)
+    logits = model.project(rows).float()  # (N, V)
     loss, nll = smoothed_cross_entropy(logits, targets, label_smoothing)
     return LossResult(loss, nll, int(targets.numel()))

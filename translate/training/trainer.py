@@ -10,7 +10,7 @@ import math
 import random
 import signal
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Optional
 
@@ -20,15 +20,17 @@ from torch.utils.tensorboard import SummaryWriter
 from tqdm import tqdm
 
 from translate.config import check_data_fits
-from translate.data.batching import collate, make_batches, padding_fraction
+from translate.data.batching import Batch, FixedShapes, collate, make_batches, padding_fraction
 from translate.data.pipeline import PreparedData
 from translate.decoding.translator import DecodeSettings, Translator
 from translate.evaluation.evaluate_split import score_split
+from translate.model.attention import MultiHeadAttention
 from translate.model.builder import build_model
 from translate.training.checkpoint import (CheckpointError, check_compatible, load_checkpoint, save_checkpoint)
 from translate.training import distributed
+from translate.training.compilation import CompiledSteps
 from translate.training.device import Runtime
-from translate.training.interruption import Interrupted, StopRequests
+from translate.training.interruption import Interrupted, StepAbandoned, StopRequests
 from translate.training.loss import sequence_loss
 from translate.training.schedule import inverse_sqrt_schedule
 
@@ -47,6 +49,27 @@ class Progress:
     valid_seconds: float = 0.0    # in validation (counted in the time budget too)
     best_bleu: float = -1.0
     skipped_steps: int = 0
+    compile_seconds: float = 0.0  # in steps that compiled a graph (train.compile)
+    compiled_graphs: int = 0
+
+
+@dataclass
+class StepRecord:
+    """One step's numbers, left on the device until the trainer settles them (at log, validation and save steps):
+    reading them every step would make the host wait for the device every step."""
+
+    loss: "torch.Tensor | float"        # summed over the batch's target tokens
+    nll: "torch.Tensor | float"
+    grad_norm: "torch.Tensor | float"
+    finite: "torch.Tensor | bool"       # loss and gradient finite: the optimizer applied the step
+    tokens: "torch.Tensor | int"        # target tokens (over all ranks)
+
+    def __getitem__(self, key: str) -> "float | int":
+        """The step's stats as settle() gives them ("loss", "nll", "grad_norm", "tokens"), read now (a sync)."""
+        tokens = int(self.tokens)
+        stats = {"tokens": tokens, "loss": float(self.loss) / tokens, "nll": float(self.nll) / tokens,
+                 "grad_norm": float(self.grad_norm)} if key != "tokens" else {"tokens": tokens}
+        return stats[key]
 
 
 class TrainingDiverged(RuntimeError):
@@ -79,22 +102,43 @@ class Trainer:
         random.seed(cfg.seed)
         distributed.init_process_group(runtime)
         self.model = build_model(cfg, len(self.tokenizer), self.tokenizer.pad_id).to(runtime.device)
-        if cfg.train.compile:
-            self.model.compile()  # in place: parameter names, checkpoints and decoding stay as they are
         self.train_model = distributed.wrap_model(self.model, runtime)  # what training steps run through
         check_data_fits(self.model.encoding, data.splits, cfg.decode)
+        self.train_src, self.train_tgt = data.splits["train"].src, data.splits["train"].tgt
+        self.train_lens = data.splits["train"].lengths()
+        self.shapes = self.fixed_shapes()
+        self.compiled = None  # training steps run through self.compiled.run when train.compile is on
+        for module in self.model.modules():
+            if isinstance(module, MultiHeadAttention):
+                module.flex = bool(cfg.train.get("flex_attention", False))
+        if cfg.train.compile:
+            longest = max(max(lens) for lens in self.train_lens)
+            self.compiled = CompiledSteps(self.train_model, f"encoding={cfg.encoding.name}",
+                                          cfg.train.get("compile_backend", "inductor"), self.shapes.count(longest))
+            log.info("train.compile: batches take %d shapes (lengths a multiple of %d), so at most that many graphs "
+                     "per mode", self.shapes.count(longest), self.shapes.multiple)
         self.optimizer = torch.optim.AdamW(self.model.parameters(), lr=cfg.train.lr, betas=tuple(cfg.train.betas),
                                            weight_decay=cfg.train.weight_decay,
                                            fused=runtime.fused_adamw or None)
         self.scheduler = inverse_sqrt_schedule(self.optimizer, cfg.train.warmup_steps)
         self.progress = Progress()
         self.bad_steps_in_a_row = 0
+        self.pending: list[StepRecord] = []   # steps not yet settled (see StepRecord)
+        self.prefetched: Optional[tuple[list[int], Batch]] = None
         self.stop = StopRequests()
         self.translator = Translator(self.model, self.tokenizer, DecodeSettings.from_config(cfg.decode),
                                      runtime.device)
         self.writer = SummaryWriter(str(self.run_dir / "tb")) if runtime.is_main else None
-        self.train_src, self.train_tgt = data.splits["train"].src, data.splits["train"].tgt
-        self.train_lens = data.splits["train"].lengths()
+
+    def fixed_shapes(self) -> Optional[FixedShapes]:
+        """Batch shapes for a compiled model (train.pad_shapes: auto = with train.compile), else None."""
+        t = self.train_cfg
+        pad = t.get("pad_shapes", "auto")
+        if not (t.compile if pad == "auto" else pad):
+            return None
+        return FixedShapes(t.get("shape_multiple", 8),
+                           distributed.rank_budget(t.max_tokens, self.runtime, "train.max_tokens"),
+                           distributed.rank_budget(t.max_sentences, self.runtime, "train.max_sentences"))
 
     # -- checkpoints -----------------------------------------------------------------------------------------------
     def state(self) -> dict:
@@ -138,34 +182,94 @@ class Trainer:
         t, runtime = self.train_cfg, self.runtime
         batches = make_batches(*self.train_lens, distributed.rank_budget(t.max_tokens, runtime, "train.max_tokens"),
                                seed=self.cfg.seed * 100_003 + epoch,
-                               max_sentences=distributed.rank_budget(t.max_sentences, runtime, "train.max_sentences"))
+                               max_sentences=distributed.rank_budget(t.max_sentences, runtime, "train.max_sentences"),
+                               length_multiple=self.shapes.multiple if self.shapes else 1)
         world, rank = self.runtime.world_size, self.runtime.rank
         return batches[rank::world][: len(batches) // world] if world > 1 else batches
 
     # -- one step --------------------------------------------------------------------------------------------------
-    def train_step(self, indices: list[int]) -> Optional[dict]:
+    def load_batch(self, indices: list[int]) -> Batch:
+        """The batch on the device: the one prefetched for these indices, else collated now."""
+        if self.prefetched is not None and self.prefetched[0] is indices:
+            batch, self.prefetched = self.prefetched[1], None
+            return batch
         tok = self.tokenizer
-        batch = collate(self.train_src, self.train_tgt, indices, tok.pad_id, tok.bos_id, tok.eos_id)
-        batch = batch.to(self.runtime.device, non_blocking=self.runtime.non_blocking)
-        self.train_model.train()
-        with self.runtime.autocast():
-            hidden = self.train_model(batch.src, batch.tgt_in)
-            result = sequence_loss(self.model, hidden, batch.tgt_out, tok.pad_id, self.train_cfg.label_smoothing)
-        loss_sum, nll_sum, tokens = distributed.sum_over_ranks(self.runtime, result.loss.detach(), result.nll,
-                                                               result.tokens)
+        batch = collate(self.train_src, self.train_tgt, indices, tok.pad_id, tok.bos_id, tok.eos_id, self.shapes)
+        return batch.to(self.runtime.device, non_blocking=self.runtime.non_blocking)
+
+    def prefetch(self, indices: list[int]) -> None:
+        """Collate the next batch and start its copy while the device still works on this step's kernels."""
+        self.prefetched = (indices, self.load_batch(indices))
+
+    def forward_backward(self, module: torch.nn.Module, batch: Batch) -> tuple:
+        """Loss and backward through `module` (compiled or not); returns the summed loss, NLL and tokens."""
+        with self.stop.abortable(), self.runtime.autocast():
+            hidden = module(batch.src, batch.tgt_in)
+            result = sequence_loss(self.model, hidden, batch.tgt_out, self.tokenizer.pad_id,
+                                   self.train_cfg.label_smoothing, batch.target_positions)
+        tokens = result.tokens
+        if self.runtime.world_size > 1:  # one all-reduce: the global batch's tokens scale the loss
+            loss_sum, nll_sum, tokens = distributed.sum_on_device(self.runtime, result.loss.detach(), result.nll,
+                                                                  result.tokens)
+        else:
+            loss_sum, nll_sum = result.loss.detach(), result.nll
         self.optimizer.zero_grad(set_to_none=True)
-        # Divided by the global batch's tokens; DDP then averages over the N ranks, hence the factor N.
-        (result.loss * (self.runtime.world_size / tokens)).backward()
+        with self.stop.abortable():
+            # Divided by the global batch's tokens; DDP then averages over the N ranks, hence the factor N.
+            (result.loss * (self.runtime.world_size / tokens)).backward()
+        return loss_sum, nll_sum, tokens
+
+    def train_step(self, indices: list[int]) -> StepRecord:
+        """One optimizer step, queued without waiting for the device: a non-finite loss or gradient makes the fused
+        AdamW skip the update on the device (its found_inf), and the trainer learns of it when it settles."""
+        batch = self.load_batch(indices)
+        self.train_model.train()
+        if self.compiled is not None:
+            loss_sum, nll_sum, tokens = self.compiled.run(lambda module: self.forward_backward(module, batch))
+        else:
+            loss_sum, nll_sum, tokens = self.forward_backward(self.train_model, batch)
         clip = self.train_cfg.clip_norm
         grad_norm = torch.nn.utils.clip_grad_norm_(self.model.parameters(), clip if clip else float("inf"))
-        if not (math.isfinite(loss_sum) and torch.isfinite(grad_norm)):
+        finite = torch.isfinite(loss_sum) & torch.isfinite(grad_norm)
+        if self.runtime.fused_adamw:
+            self.optimizer.found_inf = (~finite).float()
+            self.optimizer.step()
+        elif bool(finite):  # no fused AdamW (MPS): the host decides
+            self.optimizer.step()
+        self.scheduler.step()
+        return StepRecord(loss_sum, nll_sum, grad_norm, finite, tokens)
+
+    def settle(self) -> Optional[dict]:
+        """Read the pending steps' numbers (one device-to-host copy): undo the step count, schedule and tokens of the
+        skipped ones, stop after train.max_bad_steps in a row. Returns the last settled step's stats, or None."""
+        if not self.pending:
+            return None
+        pending, self.pending = self.pending, []
+        device = pending[0].loss.device
+        on_device = torch.stack([torch.stack([r.finite.double(), r.loss.double(), r.nll.double(), r.grad_norm.double(),
+                                              torch.as_tensor(r.tokens, device=device).double()]) for r in pending])
+        stats = None
+        for i, (finite, loss, nll, grad_norm, tokens) in enumerate(on_device.tolist()):  # (steps, 5): the one sync
+            if finite:
+                self.bad_steps_in_a_row = 0
+                self.progress.target_tokens += int(tokens)
+                stats = {"loss": loss / tokens, "nll": nll / tokens, "tokens": int(tokens), "grad_norm": grad_norm}
+                continue
+            self.progress.step -= 1
             self.progress.skipped_steps += 1
+            self.scheduler.last_epoch -= 1
             log.warning("step %d: non-finite loss or gradient, step skipped (%d so far)", self.progress.step,
                         self.progress.skipped_steps)
-            return None
-        self.optimizer.step()
-        self.scheduler.step()
-        return {"loss": loss_sum / tokens, "nll": nll_sum / tokens, "tokens": int(tokens), "grad_norm": float(grad_norm)}
+            if self.bad_steps_in_a_row + 1 >= self.train_cfg.max_bad_steps:
+                self.progress.step -= len(pending) - 1 - i  # the steps after it are not counted either
+            self.count_bad_step()
+        for group, lr_lambda, base in zip(self.optimizer.param_groups, self.scheduler.lr_lambdas,
+                                          self.scheduler.base_lrs):
+            group["lr"] = base * lr_lambda(self.scheduler.last_epoch)
+        self.scheduler._last_lr = [group["lr"] for group in self.optimizer.param_groups]
+        if self.compiled is not None:
+            self.progress.compile_seconds, self.progress.compiled_graphs = self.compiled.seconds, self.compiled.graphs
+        return stats
 
     # -- validation ------------------------------------------------------------------------------------------------
     @torch.no_grad()
@@ -228,6 +332,9 @@ class Trainer:
             self.writer.add_scalar("train/grad_norm", stats["grad_norm"], step)
             self.writer.add_scalar("train/target_tokens_per_s", tokens / max(seconds, 1e-9), step)
             self.writer.add_scalar("train/skipped_steps", self.progress.skipped_steps, step)
+            if self.compiled is not None:
+                self.writer.add_scalar("train/compile_seconds", self.progress.compile_seconds, step)
+                self.writer.add_scalar("train/compiled_graphs", self.progress.compiled_graphs, step)
 
     def count_bad_step(self) -> None:
         """After a skipped (non-finite) step: stop once train.max_bad_steps of them come in a row."""
@@ -259,11 +366,14 @@ class Trainer:
         bar = tqdm(total=t.max_steps, initial=self.progress.step, disable=not self.runtime.is_main or None,
                    dynamic_ncols=True)
         window_tokens, window_start = 0, time.perf_counter()
-        batches = None
+        batches, stop_asked = None, False
         while True:
             out_of_budget, stop_asked = self.agreed_stop()
-            if out_of_budget or stop_asked:
+            if stop_asked or (out_of_budget and not self.pending):
                 break
+            if out_of_budget:  # counted optimistically: settle, then look again
+                window_tokens += self.settle_timed()[1]
+                continue
             if batches is None:
                 batches = self.epoch_batches(self.progress.epoch)
             if self.progress.batch_in_epoch >= len(batches):  # epoch done: the next one, in a new order
@@ -271,18 +381,31 @@ class Trainer:
                 self.progress.batch_in_epoch = 0
                 batches = None
                 continue
-            started = time.perf_counter()
-            stats = self.train_step(batches[self.progress.batch_in_epoch])
+            started, before = time.perf_counter(), rng_state()
+            upcoming = batches[self.progress.batch_in_epoch + 1] if self.progress.batch_in_epoch + 1 < len(batches) \
+                else None
+            try:
+                self.pending.append(self.train_step(batches[self.progress.batch_in_epoch]))
+                if upcoming is not None:  # collated and copied while the device still runs this step
+                    self.prefetch(upcoming)
+            except StepAbandoned:  # a stop signal's grace ran out inside the step: it never happened
+                self.optimizer.zero_grad(set_to_none=True)
+                set_rng_state(before)
+                stop_asked = True
+                break
+            finally:
+                self.progress.train_seconds += time.perf_counter() - started
             self.progress.batch_in_epoch += 1
-            self.progress.train_seconds += time.perf_counter() - started
-            if stats is None:
-                self.count_bad_step()
-                continue
-            self.bad_steps_in_a_row = 0
-            self.progress.step += 1
-            self.progress.target_tokens += stats["tokens"]
-            window_tokens += stats["tokens"]
+            self.progress.step += 1  # optimistically: settle() takes back the skipped ones
             bar.update(1)
+            if not any(self.progress.step % every == 0 for every in (t.log_every, t.valid_every, t.save_every)):
+                continue
+            step = self.progress.step
+            stats, tokens = self.settle_timed()
+            window_tokens += tokens
+            if self.progress.step != step:  # steps were skipped: no longer at this multiple
+                bar.n = self.progress.step
+                continue
             if self.progress.step % t.log_every == 0:
                 elapsed = time.perf_counter() - window_start
                 self.log_step(stats, window_tokens, elapsed)
@@ -295,6 +418,7 @@ class Trainer:
                 window_start = time.perf_counter()
             if self.progress.step % t.save_every == 0:
                 self.save("last.pt", keep_previous=True)
+        self.settle_timed()
         if stop_asked:
             bar.close()
             raise Interrupted(self.stop.signum or signal.SIGTERM, self.progress.step,
@@ -308,6 +432,13 @@ class Trainer:
                 callback.on_end(self)
         if self.writer:
             self.writer.flush()
+
+    def settle_timed(self) -> tuple[Optional[dict], int]:
+        """settle(), its wait for the device counted as training time; also the settled steps' target tokens."""
+        started, tokens = time.perf_counter(), self.progress.target_tokens
+        stats = self.settle()
+        self.progress.train_seconds += time.perf_counter() - started
+        return stats, self.progress.target_tokens - tokens
 
     def minutes_left(self) -> float:
         minutes = self.train_cfg.get("max_minutes")

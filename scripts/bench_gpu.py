@@ -1,0 +1,211 @@
+"""GPU training and decoding throughput (issue 13): target tokens/s, MFU and peak memory of our training step for
+model=base at three batch sizes x compile off / on x {sinusoidal, rope, t5, shaw}, then greedy and beam-4 decoding
+sentences/s on 8,000 sentences. Writes bench_gpu.json and bench_gpu.md (a table naming the device) to --out.
+
+    python scripts/bench_gpu.py                       # on a GPU: bf16, model=base, 16k / 32k / 64k tokens
+    python scripts/bench_gpu.py --quick               # anywhere, in a few minutes: model=tiny, small batches
+
+MFU: useful FLOPs (scripts/bench_train.py's count: non-pad matmul work, x3 for forward and backward) per second over
+the peak of a large matmul in the step's dtype (bf16 on CUDA) measured in the same run. --quick on a CPU compiles with
+the `eager` backend (dynamo only; inductor takes ~45 s a graph on 2 cores) and its figures only show that it runs.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import resource
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import torch
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "scripts"))
+
+from bench_train import compose, train_flops  # noqa: E402
+
+ENCODINGS = ("sinusoidal", "rope", "t5", "shaw")
+
+
+def sync(device: torch.device) -> None:
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+
+
+def matmul_peak(device: torch.device, dtype: torch.dtype, n: int, repeats: int = 5) -> float:
+    """Best FLOP/s of an n x n x n matmul in `dtype` on `device`."""
+    a, b = torch.randn(n, n, device=device, dtype=dtype), torch.randn(n, n, device=device, dtype=dtype)
+    a @ b
+    sync(device)
+    best = 0.0
+    for _ in range(repeats):
+        started = time.perf_counter()
+        a @ b
+        sync(device)
+        best = max(best, 2 * n ** 3 / (time.perf_counter() - started))
+    return best
+
+
+def peak_memory_gib(device: torch.device) -> float:
+    """Peak GPU memory allocated since the last reset; on CPU the process's peak RSS (it only grows)."""
+    if device.type == "cuda":
+        return torch.cuda.max_memory_allocated(device) / 2 ** 30
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2 ** 20
+
+
+def bench_training(data, args, device, precision, encoding: str, max_tokens: int, compile_on: bool, peak: float):
+    from translate.training.device import make_runtime
+    from translate.training.trainer import Trainer
+
+    cfg = compose(*args.overrides_for_model, f"encoding={encoding}", f"train.max_tokens={max_tokens}",
+                  f"train.max_sentences={max_tokens}", f"train.compile={str(compile_on).lower()}",
+                  f"train.compile_backend={args.backend}", f"train.device={device.type}",
+                  f"train.precision={precision}")
+    if device.type == "cuda":
+        torch.cuda.reset_peak_memory_stats(device)
+    torch._dynamo.reset()
+    trainer = Trainer(cfg, data, make_runtime(device.type, precision), Path(tempfile.mkdtemp(prefix="bench_gpu_")))
+    batches = trainer.epoch_batches(0)
+    warmup, steps = batches[: args.warmup], batches[args.warmup: args.warmup + args.steps]
+    started = time.perf_counter()
+    for indices in warmup:  # compiles every shape these batches take
+        trainer.train_step(indices)
+    sync(device)
+    warmup_seconds = time.perf_counter() - started
+    src_lens, tgt_lens = trainer.train_lens
+    tokens, flops = 0, 0.0
+    started = time.perf_counter()
+    for i, indices in enumerate(steps):
+        trainer.train_step(indices)
+        if i + 1 < len(steps):
+            trainer.prefetch(steps[i + 1])
+        tokens += sum(tgt_lens[j] for j in indices)
+        flops += train_flops(cfg.model, len(data.tokenizer), [src_lens[j] for j in indices],
+                             [tgt_lens[j] for j in indices])
+    sync(device)
+    seconds = time.perf_counter() - started
+    row = {"encoding": encoding, "max_tokens": max_tokens, "compile": compile_on, "steps": len(steps),
+           "step_ms": 1000 * seconds / max(len(steps), 1), "target_tokens_per_s": tokens / seconds,
+           "tflops": flops / seconds / 1e12, "mfu": flops / seconds / peak, "peak_memory_gib": peak_memory_gib(device),
+           "warmup_seconds": warmup_seconds,
+           "graphs": trainer.compiled.graphs if trainer.compiled else 0,
+           "compile_failed": bool(trainer.compiled and trainer.compiled.failed)}
+    model = trainer.model
+    del trainer
+    if device.type == "cuda":
+        torch.cuda.empty_cache()
+    return row, model
+
+
+def bench_decoding(model, data, args, device, precision) -> list[dict]:
+    from translate.data.batching import pad_rows
+    from translate.decoding.search import beam_search, greedy_search
+    from translate.decoding.translator import length_batches
+
+    tok = data.tokenizer
+    sources = (data.splits["test"].src + data.splits["valid"].src + data.splits["train"].src)[: args.sentences]
+    model.eval()
+    autocast = torch.autocast(device.type, dtype=torch.bfloat16) if precision == "bf16" else torch.autocast(
+        device.type, enabled=False)
+    rows = []
+    for name, beam in (("greedy", 1), ("beam4", 4)):
+        decode = compose(f"decode={'greedy' if beam == 1 else 'beam'}").decode
+        out_tokens, started = 0, time.perf_counter()
+        with torch.no_grad(), autocast:
+            for batch in length_batches([len(s) + 1 for s in sources], decode.batch_tokens):
+                src = pad_rows([sources[i] for i in batch], tok.pad_id, last=tok.eos_id).to(device)
+                if beam == 1:
+                    out = greedy_search(model, src, tok.bos_id, tok.eos_id, tok.pad_id, decode.max_length_ratio,
+                                        decode.max_length_extra)
+                else:
+                    out = beam_search(model, src, beam, tok.bos_id, tok.eos_id, tok.pad_id, decode.length_penalty,
+                                      decode.max_length_ratio, decode.max_length_extra)
+                out_tokens += sum(len(h) for h in out)
+        sync(device)
+        seconds = time.perf_counter() - started
+        rows.append({"search": name, "sentences": len(sources), "sentences_per_s": len(sources) / seconds,
+                     "mean_output_tokens": out_tokens / len(sources)})
+    return rows
+
+
+def markdown(results: dict) -> str:
+    lines = [f"Device: **{results['device']}**, torch {results['torch']}, {results['precision']}, "
+             f"{results['model']}, compile backend {results['backend']}; matmul peak "
+             f"{results['matmul_peak_tflops']:.1f} TFLOP/s ({results['peak_dtype']}, {results['peak_n']}³).", "",
+             "| encoding | batch tokens | compile | step ms | target tok/s | TFLOP/s | MFU | peak mem GiB | graphs | "
+             "× sinusoidal step |", "|---|---|---|---|---|---|---|---|---|---|"]
+    base = {(r["max_tokens"], r["compile"]): r["step_ms"] for r in results["train"] if r["encoding"] == "sinusoidal"}
+    for r in results["train"]:
+        ratio = r["step_ms"] / base[(r["max_tokens"], r["compile"])] if (r["max_tokens"], r["compile"]) in base else 0
+        compiled = ("on (failed: eager)" if r["compile_failed"] else "on") if r["compile"] else "off"
+        lines.append(f"| {r['encoding']} | {r['max_tokens']} | {compiled} | {r['step_ms']:.1f} | "
+                     f"{r['target_tokens_per_s']:,.0f} | {r['tflops']:.2f} | {100 * r['mfu']:.1f}% | "
+                     f"{r['peak_memory_gib']:.2f} | {r['graphs']} | {ratio:.2f} |")
+    lines += ["", "| decoding | sentences | sentences/s | mean output tokens |", "|---|---|---|---|"]
+    for r in results["decode"]:
+        lines.append(f"| {r['search']} | {r['sentences']} | {r['sentences_per_s']:,.1f} | "
+                     f"{r['mean_output_tokens']:.1f} |")
+    return "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="model=tiny, small batches, few steps (CPU test)")
+    parser.add_argument("--model", default="base")
+    parser.add_argument("--batch-tokens", type=int, nargs=3, default=[16000, 32000, 64000])
+    parser.add_argument("--encodings", nargs="+", default=list(ENCODINGS))
+    parser.add_argument("--warmup", type=int, default=10, help="steps before timing (compiling included)")
+    parser.add_argument("--steps", type=int, default=30, help="timed steps per setting")
+    parser.add_argument("--sentences", type=int, default=8000, help="sentences decoded")
+    parser.add_argument("--backend", default="inductor", help="train.compile_backend")
+    parser.add_argument("--out", default="bench_gpu", help="folder for bench_gpu.json and bench_gpu.md")
+    args = parser.parse_args()
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    precision = "bf16" if device.type == "cuda" else "fp32"
+    args.overrides_for_model = [f"model={args.model}"]
+    if args.quick:
+        args.model, args.batch_tokens, args.warmup, args.steps, args.sentences = "tiny", [300, 600, 1200], 1, 2, 40
+        args.overrides_for_model = ["model=tiny", "data.train_limit=2000", "data.valid_limit=100",
+                                    "data.test_limit=40", "data.tokenizer.vocab_size=1000"]
+        if device.type == "cpu":
+            args.backend = "eager"
+    if device.type == "cpu":
+        torch.set_num_threads(1)
+    from translate.data.pipeline import prepare_data
+
+    data = prepare_data(compose(*args.overrides_for_model).data)
+    peak_dtype = torch.bfloat16 if device.type == "cuda" else torch.float32
+    peak_n = 8192 if device.type == "cuda" else 1024
+    peak = matmul_peak(device, peak_dtype, peak_n)
+    name = torch.cuda.get_device_name(device) if device.type == "cuda" else f"CPU ({platform.processor() or 'cpu'}, " \
+        f"{torch.get_num_threads()} thread)"
+    print(f"{name}: {peak_dtype} matmul peak {peak / 1e12:.2f} TFLOP/s", flush=True)
+    results = {"device": name, "torch": torch.__version__, "precision": precision, "model": f"model={args.model}",
+               "backend": args.backend, "peak_dtype": str(peak_dtype).replace("torch.", ""), "peak_n": peak_n,
+               "matmul_peak_tflops": peak / 1e12, "train": [], "decode": []}
+    decode_model = None
+    for encoding in args.encodings:
+        for max_tokens in args.batch_tokens:
+            for compile_on in (False, True):
+                row, model = bench_training(data, args, device, precision, encoding, max_tokens, compile_on, peak)
+                results["train"].append(row)
+                print(json.dumps(row), flush=True)
+                if encoding == args.encodings[0] and not compile_on and decode_model is None:
+                    decode_model = model
+    results["decode"] = bench_decoding(decode_model, data, args, device, precision)
+    print(json.dumps(results["decode"]), flush=True)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "bench_gpu.json").write_text(json.dumps(results, indent=1))
+    (out / "bench_gpu.md").write_text(markdown(results))
+    print(markdown(results))
+    print(f"load average after {os.getloadavg()[0]:.2f}")
+
+
+if __name__ == "__main__":
+    main()
