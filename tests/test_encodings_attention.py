@@ -17,7 +17,7 @@ from translate.encodings.deberta import DeBERTa, log_bucket
 from translate.encodings.fire import Fire
 from translate.encodings.kerple import Kerple
 from translate.encodings.nezha import Nezha
-from translate.encodings.relative import expand_index, relative_shift, sinusoid_table
+from translate.encodings.relative import LayerCopies, expand_index, relative_shift, sinusoid_table
 from translate.encodings.rope import RoPE
 from translate.encodings.shaw import Shaw
 from translate.encodings.t5 import T5, t5_bucket
@@ -87,7 +87,21 @@ def test_forward_and_backward_through_encoder_and_decoder(name):
 @pytest.mark.parametrize("cross", [False, True])
 @pytest.mark.parametrize("name", ATTENTION_ENCODINGS)
 def test_cached_decoding_equals_uncached(name, cross):
-    model = build(name, f"encoding.cross_attention={str(cross).lower()}", seed=1).eval()
+    check_cached_decoding(build(name, f"encoding.cross_attention={str(cross).lower()}", seed=1).eval(), cross)
+
+
+# Every option that is not its encoding's default (issue 16), as Hydra overrides.
+OPTIONS = [("shaw", "encoding.per_layer=false"), ("transformer_xl", "encoding.per_layer=false"),
+           ("deberta", "encoding.per_layer=false"), ("deberta", "encoding.p2c_delta=i_j"),
+           ("deberta", "encoding.relative_norm=layer_norm")]
+
+
+@pytest.mark.parametrize("name,override", OPTIONS)
+def test_cached_decoding_equals_uncached_for_every_option(name, override):
+    check_cached_decoding(build(name, override, "encoding.cross_attention=true", seed=1).eval(), cross=True)
+
+
+def check_cached_decoding(model, cross: bool) -> None:
     with torch.no_grad():
         model.output.weight.mul_(3.0)  # eos becomes likely enough for outputs of varied lengths
     src = source_batch()
@@ -204,11 +218,12 @@ def test_relative_shift_equals_the_gather_it_replaces():
 
 # -- Shaw and NEZHA -----------------------------------------------------------------------------------------------
 
-def shaw_reference(encoding, q_pos, k_pos, q, k, v):
-    """The paper's equations with a^K, a^V materialised per pair."""
+def shaw_reference(encoding, q_pos, k_pos, q, k, v, tables=None):
+    """The paper's equations with a^K, a^V materialised per pair (`tables`: one layer's, default the encoding's)."""
     kk = encoding.max_relative_position
     rows = (k_pos[None, :] - q_pos[:, None]).clamp(-kk, kk) + kk
-    a_k, a_v = encoding.key_table[rows], encoding.value_table[rows]  # (Tq, Tk, Dh)
+    key_table, value_table = tables or (encoding.key_table, encoding.value_table)
+    a_k, a_v = key_table[rows], value_table[rows]  # (Tq, Tk, Dh)
     logits = (torch.einsum("bhqd,bhkd->bhqk", q, k) + torch.einsum("bhqd,qkd->bhqk", q, a_k)) / math.sqrt(DH)
     probs = logits.softmax(-1)
     return torch.einsum("bhqk,bhkd->bhqd", probs, v) + torch.einsum("bhqk,qkd->bhqd", probs, a_v), probs
@@ -216,7 +231,7 @@ def shaw_reference(encoding, q_pos, k_pos, q, k, v):
 
 @pytest.mark.parametrize("cls", [Shaw, Nezha])
 def test_shaw_terms_match_the_paper_written_out(cls):
-    encoding = cls(D, H, max_relative_position=3)
+    encoding = cls(D, H, max_relative_position=3, **({"per_layer": False} if cls is Shaw else {}))
     if cls is Shaw:
         torch.nn.init.normal_(encoding.key_table)
         torch.nn.init.normal_(encoding.value_table)
@@ -250,10 +265,10 @@ def test_nezha_tables_are_fixed_sinusoids():
 
 # -- Transformer-XL -----------------------------------------------------------------------------------------------
 
-def xl_reference(encoding, q_pos, k_pos, q, k):
-    """Dai et al.'s four terms with W_R R_{i-j} materialised per pair -> probabilities."""
+def xl_reference(encoding, q_pos, k_pos, q, k, r_proj=None):
+    """Dai et al.'s four terms with W_R R_{i-j} materialised per pair -> probabilities (`r_proj`: one layer's)."""
     tq, tk = len(q_pos), len(k_pos)
-    r = encoding.r_proj(sinusoid_table(q_pos[:, None] - k_pos[None, :], D, 10000.0)).view(tq, tk, H, DH)
+    r = (r_proj or encoding.r_proj)(sinusoid_table(q_pos[:, None] - k_pos[None, :], D, 10000.0)).view(tq, tk, H, DH)
     u, w = encoding.u.view(H, DH), encoding.v.view(H, DH)
     logits = (torch.einsum("bhqd,bhkd->bhqk", q, k) + torch.einsum("bhqd,qkhd->bhqk", q, r)
               + torch.einsum("hd,bhkd->bhk", u, k)[:, :, None] + torch.einsum("hd,qkhd->hqk", w, r)) / math.sqrt(DH)
@@ -261,7 +276,7 @@ def xl_reference(encoding, q_pos, k_pos, q, k):
 
 
 def test_transformer_xl_terms_match_the_paper_written_out():
-    encoding = TransformerXL(D, H)
+    encoding = TransformerXL(D, H, per_layer=False)
     torch.nn.init.normal_(encoding.u)
     torch.nn.init.normal_(encoding.v)
     q, k, v = random_qkv(4, 7)
@@ -284,21 +299,102 @@ def test_deberta_log_buckets_are_exact_up_to_half_the_buckets_then_logarithmic()
     assert int(bucket[d == 63]) == 15 and bool((bucket.diff() >= 0).all())  # monotone, bucket 2k/2 - 1 at max - 1
 
 
-def test_deberta_terms_match_the_paper_written_out():
-    encoding = DeBERTa(D, H, position_buckets=4, max_relative_positions=8)
-    q, k, v = random_qkv(5, 9)
-    q_pos, k_pos = torch.arange(4, 9), torch.arange(9)
-    _, probs = attention(encoding, "decoder", q_pos, k_pos, q, k, v)
+def deberta_reference(encoding, q_pos, k_pos, q, k, p2c_delta="j_i", projections=None, norm=None):
+    """He et al.'s three terms with K^r, Q^r materialised per pair -> probabilities (`projections`: one layer's)."""
+    key_proj, query_proj = projections or (encoding.key_proj, encoding.query_proj)
 
     def projected(proj, relative):  # (Tq, Tk, H, Dh) rows of P W_r at δ
         rows = (log_bucket(relative, 4, 8) + 4).clamp(0, 7)
-        return proj(encoding.embeddings[rows]).view(*relative.shape, H, DH)
+        embeddings = encoding.embeddings if norm is None else norm(encoding.embeddings)
+        return proj(embeddings[rows]).view(*relative.shape, H, DH)
 
-    key_r = projected(encoding.key_proj, q_pos[:, None] - k_pos[None, :])     # δ(i, j)
-    query_r = projected(encoding.query_proj, k_pos[None, :] - q_pos[:, None])  # δ(j, i)
+    query_minus_key = q_pos[:, None] - k_pos[None, :]
+    key_r = projected(key_proj, query_minus_key)     # δ(i, j)
+    query_r = projected(query_proj, -query_minus_key if p2c_delta == "j_i" else query_minus_key)  # δ(j, i) or δ(i, j)
     logits = (torch.einsum("bhqd,bhkd->bhqk", q, k) + torch.einsum("bhqd,qkhd->bhqk", q, key_r)
               + torch.einsum("bhkd,qkhd->bhqk", k, query_r)) / math.sqrt(3 * DH)
-    torch.testing.assert_close(probs, logits.softmax(-1), atol=1e-5, rtol=1e-5)
+    return logits.softmax(-1)
+
+
+@pytest.mark.parametrize("p2c_delta", ["j_i", "i_j"])
+def test_deberta_terms_match_the_paper_written_out(p2c_delta):
+    encoding = DeBERTa(D, H, position_buckets=4, max_relative_positions=8, per_layer=False, p2c_delta=p2c_delta)
+    q, k, v = random_qkv(5, 9)
+    q_pos, k_pos = torch.arange(4, 9), torch.arange(9)
+    _, probs = attention(encoding, "decoder", q_pos, k_pos, q, k, v)
+    torch.testing.assert_close(probs, deberta_reference(encoding, q_pos, k_pos, q, k, p2c_delta), atol=1e-5, rtol=1e-5)
+    other = "i_j" if p2c_delta == "j_i" else "j_i"  # the two readings differ (the offsets are not symmetric here)
+    assert not torch.allclose(probs, deberta_reference(encoding, q_pos, k_pos, q, k, other), atol=1e-4)
+
+
+def test_deberta_v2_layer_norm_normalises_the_relative_embeddings_before_projecting():
+    encoding = DeBERTa(D, H, position_buckets=4, max_relative_positions=8, per_layer=False,
+                       relative_norm="layer_norm")
+    torch.nn.init.normal_(encoding.norm.weight)
+    torch.nn.init.normal_(encoding.norm.bias)
+    q, k, v = random_qkv(5, 9)
+    q_pos, k_pos = torch.arange(4, 9), torch.arange(9)
+    _, probs = attention(encoding, "encoder", q_pos, k_pos, q, k, v)
+    expected = deberta_reference(encoding, q_pos, k_pos, q, k, norm=encoding.norm)
+    torch.testing.assert_close(probs, expected, atol=1e-5, rtol=1e-5)
+    assert not torch.allclose(probs, deberta_reference(encoding, q_pos, k_pos, q, k), atol=1e-4)
+
+
+# -- per-layer position parameters (Shaw, Transformer-XL, DeBERTa) ------------------------------------------------
+
+def layer_reference(encoding, copy, q_pos, k_pos, q, k, v):
+    """Probabilities from the paper's equation with one layer's position parameters."""
+    if isinstance(encoding, Shaw):
+        return shaw_reference(encoding, q_pos, k_pos, q, k, v, (copy.key_table, copy.value_table))[1]
+    if isinstance(encoding, TransformerXL):
+        return xl_reference(encoding, q_pos, k_pos, q, k, copy)
+    return deberta_reference(encoding, q_pos, k_pos, q, k, projections=(copy.key_proj, copy.query_proj))
+
+
+PER_LAYER = {"shaw": lambda **kw: Shaw(D, H, max_relative_position=3, **kw),
+             "transformer_xl": lambda **kw: TransformerXL(D, H, **kw),
+             "deberta": lambda **kw: DeBERTa(D, H, position_buckets=4, max_relative_positions=8, **kw)}
+
+
+@pytest.mark.parametrize("name", list(PER_LAYER))
+def test_per_layer_terms_use_each_layers_own_parameters(name):
+    encoding = PER_LAYER[name](cross_attention=True)
+    encoding.use_layers(2, 3)
+    copies = next(m for m in encoding.children() if isinstance(m, LayerCopies)).copies
+    assert len(copies) == 2 + 3 + 3  # encoder layers, decoder self- and cross-attention layers
+    for copy in copies:  # fresh copies already differ; make them differ clearly
+        for p in copy.parameters():
+            torch.nn.init.normal_(p)
+    q, k, v = random_qkv(5, 9)
+    q_pos, k_pos = torch.arange(4, 9), torch.arange(9)
+    layer = iter(copies)
+    for kind, count in (("encoder", 2), ("decoder", 3), ("cross", 3)):
+        terms = encoding.attention_terms(kind, q_pos, k_pos)
+        probs = [attend(q, k, v, None, terms.for_layer(i), 0.0, need_weights=True)[1] for i in range(count)]
+        for p in probs:
+            torch.testing.assert_close(p, layer_reference(encoding, next(layer), q_pos, k_pos, q, k, v),
+                                       atol=1e-5, rtol=1e-5)
+        assert not torch.allclose(probs[0], probs[1], atol=1e-4)
+
+
+@pytest.mark.parametrize("name", list(PER_LAYER))
+def test_shared_terms_are_one_set_for_every_layer(name):
+    encoding = PER_LAYER[name](per_layer=False)
+    encoding.use_layers(2, 3)
+    assert len(next(m for m in encoding.children() if isinstance(m, LayerCopies)).copies) == 1
+    terms = encoding.attention_terms("decoder", torch.arange(4), torch.arange(4))
+    assert terms.layers is None and terms.for_layer(2) is terms
+
+
+@pytest.mark.parametrize("name", list(PER_LAYER))
+def test_per_layer_parameters_each_receive_gradients_in_the_model(name):
+    model = build(name)  # model=tiny: 2 encoder and 2 decoder layers
+    copies = next(m for m in model.encoding.children() if isinstance(m, LayerCopies)).copies
+    assert len(copies) == 4
+    model(source_batch(), torch.randint(4, VOCAB, (4, 6))).pow(2).mean().backward()
+    for index, copy in enumerate(copies):
+        for pname, p in copy.named_parameters():
+            assert p.grad is not None and p.grad.abs().sum() > 0, f"copy {index}: {pname} gets no gradient"
 
 
 # -- TUPE ---------------------------------------------------------------------------------------------------------
