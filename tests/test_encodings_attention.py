@@ -93,7 +93,8 @@ def test_cached_decoding_equals_uncached(name, cross):
 # Every option that is not its encoding's default (issue 16), as Hydra overrides.
 OPTIONS = [("shaw", "encoding.per_layer=false"), ("transformer_xl", "encoding.per_layer=false"),
            ("deberta", "encoding.per_layer=false"), ("deberta", "encoding.p2c_delta=i_j"),
-           ("deberta", "encoding.relative_norm=layer_norm")]
+           ("deberta", "encoding.relative_norm=layer_norm"), ("alibi", "encoding.direction=directional"),
+           ("kerple", "encoding.direction=directional"), ("fire", "encoding.direction=directional")]
 
 
 @pytest.mark.parametrize("name,override", OPTIONS)
@@ -199,6 +200,8 @@ def test_no_encoding_leaves_the_encoder_permutation_equivariant():
     ("shaw", "max_relative_position", 0), ("t5", "num_buckets", 2), ("kerple", "variant", "cubic"),
     ("rope", "rotary_fraction", 0.0), ("alibi", "cross_attention", "yes"), ("urpe", "max_length", 1),
     ("deberta", "max_relative_positions", 3), ("tupe", "relative_bias", "sometimes"),
+    ("shaw", "per_layer", "yes"), ("transformer_xl", "per_layer", 2), ("deberta", "p2c_delta", "ij"),
+    ("deberta", "relative_norm", "rms"), ("alibi", "direction", "left"), ("fire", "direction", "both"),
 ])
 def test_a_bad_hyperparameter_names_key_and_value(name, key, value):
     with pytest.raises(ValueError, match=f"encoding.{key}={value!r}".replace("(", r"\(")):
@@ -479,8 +482,7 @@ def test_alibi_bias_is_minus_slope_times_distance():
 @pytest.mark.parametrize("variant", ["log", "power"])
 def test_kerple_bias_is_its_kernel(variant):
     encoding = Kerple(D, H, variant=variant)
-    r1 = encoding.r1["decoder"].detach().clamp(min=0.01)  # as initialised, some values lie below eps
-    r2 = encoding.r2["decoder"].detach().clamp(0.01, 2.0 if variant == "power" else None)
+    r1, r2 = encoding.r1("decoder").detach(), encoding.r2("decoder").detach()
     distance = (torch.arange(3, 7)[:, None] - torch.arange(7)[None, :]).abs().float()
     bias = encoding.attention_terms("decoder", torch.arange(3, 7), torch.arange(7)).bias
     expected = -r1 * (torch.log1p(r2 * distance) if variant == "log" else distance ** r2)
@@ -488,15 +490,83 @@ def test_kerple_bias_is_its_kernel(variant):
     assert bool((bias.diff(dim=-1)[..., :3] > 0).all())  # the past: nearer keys, larger logits
 
 
-def test_kerple_keeps_its_parameters_in_range_with_live_gradients():
+@pytest.mark.parametrize("variant,r1_top,r2_top", [("log", 2.0, 1.0), ("power", 1.0, 2.0)])
+def test_kerple_starts_in_the_authors_ranges(variant, r1_top, r2_top):
+    """The authors' code: log -p log(1 + a|d|) with p ~ U[0, 2], a ~ U[0, 1]; power -a|d|^p with the scale
+    a ~ U[0, 1] and the exponent p ~ U[0, 2]."""
+    torch.manual_seed(0)
+    encoding = Kerple(64, 64, variant=variant)  # 64 heads: enough draws to see each range
+    r1 = torch.cat([encoding.r1(kind).detach().flatten() for kind in encoding.kinds])
+    r2 = torch.cat([encoding.r2(kind).detach().flatten() for kind in encoding.kinds])
+    for values, top in ((r1, r1_top), (r2, r2_top)):
+        assert float(values.min()) >= 0.01 and float(values.max()) <= top
+        assert float(values.max()) > 0.9 * top  # the whole range is used, not half of it
+
+
+def test_kerple_keeps_its_parameters_in_range_whatever_the_raw_values():
     encoding = Kerple(D, H, variant="power")
     with torch.no_grad():
-        encoding.r1["encoder"].fill_(-1.0)
-        encoding.r2["encoder"].fill_(5.0)
+        encoding.raw_r1["encoder"].fill_(-30.0)  # a clamp-and-pass-through parameter could sit here, below eps
+        encoding.raw_r2["encoder"].fill_(30.0)
     bias = encoding.attention_terms("encoder", torch.arange(4), torch.arange(4)).bias
-    torch.testing.assert_close(bias[:, 0, 3], torch.full((H,), -0.01 * 3 ** 2.0))  # r1 = eps, r2 = 2
+    torch.testing.assert_close(bias[:, 0, 3], torch.full((H,), -0.01 * 3 ** 2.0))  # r1 -> eps, r2 -> 2
+    with torch.no_grad():
+        encoding.raw_r1["encoder"].fill_(-2.0)
+        encoding.raw_r2["encoder"].fill_(1.0)
+    bias = encoding.attention_terms("encoder", torch.arange(4), torch.arange(4)).bias
+    r1, r2 = 0.01 + math.log1p(math.exp(-2.0)), 0.01 + 1.99 / (1 + math.exp(-1.0))
+    torch.testing.assert_close(bias[:, 0, 3], torch.full((H,), -r1 * 3 ** r2))
     bias.sum().backward()
-    assert bool((encoding.r1["encoder"].grad != 0).all()) and bool((encoding.r2["encoder"].grad != 0).all())
+    assert bool((encoding.raw_r1["encoder"].grad != 0).all()) and bool((encoding.raw_r2["encoder"].grad != 0).all())
+
+
+# -- directional biases in the encoder (ALiBi, KERPLE, FIRE) -------------------------------------------------------
+
+def test_directional_alibi_has_its_slopes_reversed_to_the_right():
+    encoding = ALiBi(D, H, direction="directional")
+    bias = encoding.attention_terms("encoder", torch.arange(5), torch.arange(5)).bias
+    slopes = alibi_slopes(H)
+    for i, j in [(3, 1), (1, 3), (0, 4), (2, 2)]:
+        slope = slopes if j <= i else slopes[::-1]
+        torch.testing.assert_close(bias[:, i, j], -torch.tensor(slope) * abs(i - j))
+    decoder = encoding.attention_terms("decoder", torch.arange(5), torch.arange(5)).bias
+    torch.testing.assert_close(decoder, ALiBi(D, H).attention_terms("decoder", torch.arange(5), torch.arange(5)).bias)
+
+
+@pytest.mark.parametrize("variant", ["log", "power"])
+def test_directional_kerple_has_one_kernel_per_side(variant):
+    encoding = Kerple(D, H, variant=variant, direction="directional")
+    bias = encoding.attention_terms("encoder", torch.arange(6), torch.arange(6)).bias
+    for side, (i, j) in (("encoder", (4, 1)), ("encoder_right", (1, 4))):
+        r1, r2 = encoding.r1(side).detach().view(H), encoding.r2(side).detach().view(H)
+        d = torch.tensor(3.0)
+        expected = -r1 * (torch.log1p(r2 * d) if variant == "log" else d ** r2)
+        torch.testing.assert_close(bias[:, i, j], expected)
+    assert "decoder_right" not in encoding.raw_r1  # causal: the left kernel only
+
+
+def test_directional_fire_has_one_function_per_side():
+    encoding = Fire(D, H, init_threshold=8.0, direction="directional")
+    bias = encoding.attention_terms("encoder", torch.arange(12), torch.arange(12)).bias
+    psi = lambda x: torch.log(0.1 * torch.as_tensor(x, dtype=torch.float32) + 1)  # noqa: E731
+    for i, j in [(3, 1), (1, 3), (10, 2), (2, 10)]:
+        function = encoding.functions["encoder" if j <= i else "encoder_right"]
+        x = psi(abs(i - j)) / (psi(max(8, i)) + 1e-6)
+        torch.testing.assert_close(bias[:, i, j], function.mlp(x.view(1, 1)).view(H))
+
+
+@pytest.mark.parametrize("name", ["alibi", "kerple", "fire"])
+def test_directional_variants_break_reversal_equivariance_and_symmetric_ones_keep_it(name):
+    """Reversing the encoder's input reverses a symmetric bias's output exactly; a directional bias tells the two
+    orders apart."""
+    q, k, v = random_qkv(6, 6)
+    pos = torch.arange(6)
+    flip = lambda x: x.flip(-2)  # noqa: E731
+    for direction, equivariant in (("symmetric", True), ("directional", False)):
+        encoding = encoding_of(name, f"encoding.direction={direction}")
+        out, _ = attention(encoding, "encoder", pos, pos, q, k, v)
+        reversed_out, _ = attention(encoding, "encoder", pos, pos, flip(q), flip(k), flip(v))
+        assert torch.allclose(flip(reversed_out), out, atol=1e-5) == equivariant, direction
 
 
 # -- FIRE ---------------------------------------------------------------------------------------------------------

@@ -57,6 +57,18 @@ class AttentionEncoding(PositionalEncoding):
         raise NotImplementedError
 
 
+DIRECTIONS = ("symmetric", "directional")
+
+
+def bidirectional_kinds(kinds: tuple, direction: str) -> tuple:
+    """The kinds that get a separate bias for keys to the right of the query: encoder self-attention (and
+    cross-attention when on) with `direction: directional`; none with `symmetric`. Decoder self-attention is causal,
+    so it only ever sees keys to the left."""
+    check(direction in DIRECTIONS, "direction", direction,
+          f"one of {list(DIRECTIONS)} (symmetric: a function of |i - j|; directional: separate left and right)")
+    return tuple(kind for kind in kinds if kind != "decoder") if direction == "directional" else ()
+
+
 def offsets(q_positions: Tensor, k_positions: Tensor) -> Tensor:
     """j - i, the key's position minus the query's: (Tq,), (Tk,) -> (Tq, Tk), or (B, Tq, Tk) for batched ids."""
     return k_positions.unsqueeze(-2) - q_positions.unsqueeze(-1)
