@@ -94,7 +94,9 @@ def test_cached_decoding_equals_uncached(name, cross):
 OPTIONS = [("shaw", "encoding.per_layer=false"), ("transformer_xl", "encoding.per_layer=false"),
            ("deberta", "encoding.per_layer=false"), ("deberta", "encoding.p2c_delta=i_j"),
            ("deberta", "encoding.relative_norm=layer_norm"), ("alibi", "encoding.direction=directional"),
-           ("kerple", "encoding.direction=directional"), ("fire", "encoding.direction=directional")]
+           ("kerple", "encoding.direction=directional"), ("fire", "encoding.direction=directional"),
+           ("xpos", "encoding.encoder_scaling=xpos"), ("xpos", "encoding.scale_base=16.0"),
+           ("urpe", "encoding.toeplitz=bucketed")]
 
 
 @pytest.mark.parametrize("name,override", OPTIONS)
@@ -601,6 +603,23 @@ def test_urpe_reweights_probabilities_by_a_toeplitz_matrix():
     torch.testing.assert_close(out, (plain * c) @ v)
 
 
+@pytest.mark.parametrize("kind", ["encoder", "decoder"])
+def test_bucketed_urpe_reads_c_at_the_t5_bucket_of_each_pair(kind):
+    encoding = URPE(D, H, toeplitz="bucketed", num_buckets=8, max_distance=20)
+    torch.nn.init.normal_(encoding.toeplitz[kind])
+    assert encoding.toeplitz[kind].shape == (8, H)
+    pos = torch.arange(30)
+    c = encoding.toeplitz_matrix(kind, pos, pos)
+    for i, j in [(0, 0), (5, 3), (3, 5), (29, 0), (0, 29), (20, 9)]:
+        bucket = t5_bucket(torch.tensor(j - i), kind != "decoder", 8, 20)
+        torch.testing.assert_close(c[:, i, j], encoding.toeplitz[kind][bucket])
+    q, k, v = random_qkv(30, 30)
+    _, probs = attention(encoding, kind, pos, pos, q, k, v)
+    t5_only = T5(D, H, num_buckets=8, max_distance=20)
+    t5_only.tables.load_state_dict(encoding.tables.state_dict())
+    torch.testing.assert_close(probs, attention(t5_only, kind, pos, pos, q, k, v)[1] * c)
+
+
 def test_urpe_starts_as_its_relative_bias():
     encoding = URPE(D, H)
     pos = torch.arange(5)
@@ -635,6 +654,36 @@ def test_rope_rotates_only_its_fraction_of_dims():
     q_rot, _ = rotate(encoding, "encoder", torch.arange(5), torch.arange(5), x, x)
     torch.testing.assert_close(q_rot[..., DH // 2:], x[..., DH // 2:])
     assert not torch.allclose(q_rot[..., 1:, : DH // 2], x[..., 1:, : DH // 2])
+
+
+def xpos_reference(q, k, q_pos, k_pos, scale_base):
+    """Σ_t ζ_t^((n - m)/γ) (R q_n)_t·(R k_m)_t over rotation pairs t: the paper's logit written out -> (B, H, Tq, Tk)."""
+    rope = RoPE(D, H)
+    rq, rk = rotate(rope, "encoder", q_pos, k_pos, q, k)
+    zeta = (torch.arange(0, DH, 2).float() / DH + 0.4) / 1.4
+    offset = (q_pos[:, None] - k_pos[None, :]).float()  # (Tq, Tk)
+    decay = zeta[:, None, None] ** (offset / scale_base)  # (Dh/2, Tq, Tk)
+    pair_products = (rq[..., :, None, :] * rk[..., None, :, :]).unflatten(-1, (DH // 2, 2)).sum(-1)
+    return (pair_products * decay.permute(1, 2, 0)).sum(-1)
+
+
+def test_xpos_encoder_scaling_applies_the_decoders_scaling_in_both_directions():
+    xpos = XPos(D, H, scale_base=16.0, encoder_scaling="xpos", cross_attention=True)
+    q, k, _ = random_qkv(6, 10)
+    for kind in ("encoder", "cross"):
+        q_pos, k_pos = torch.arange(6), torch.arange(10)
+        xq, xk = rotate(xpos, kind, q_pos, k_pos, q, k)
+        torch.testing.assert_close(xq @ xk.transpose(-1, -2), xpos_reference(q, k, q_pos, k_pos, 16.0),
+                                   atol=1e-5, rtol=1e-5)
+    rope_q, _ = rotate(RoPE(D, H), "encoder", torch.arange(6), torch.arange(10), q, k)
+    assert not torch.allclose(xq, rope_q, atol=1e-4)
+
+
+def test_xpos_at_the_default_scale_base_is_within_a_few_percent_of_rope():
+    """The near-equality the docs state: at γ = 512 the decay at offset 50 lies in [0.88, 1]."""
+    zeta = (torch.arange(0, DH, 2).float() / DH + 0.4) / 1.4
+    factor = zeta ** (50 / 512)
+    assert 0.88 < float(factor.min()) < 0.89 and float(factor.max()) < 1.0
 
 
 def test_xpos_decays_decoder_logits_exponentially_with_the_offset():
