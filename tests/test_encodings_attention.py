@@ -383,6 +383,13 @@ def test_per_layer_terms_use_each_layers_own_parameters(name):
 
 
 @pytest.mark.parametrize("name", list(PER_LAYER))
+def test_freezing_a_per_layer_encoding_freezes_every_layers_copy(name):
+    model = build(name, "ablation=freeze")
+    copies = next(m for m in model.encoding.children() if isinstance(m, LayerCopies)).copies
+    assert len(copies) == 4 and not any(p.requires_grad for p in model.encoding.parameters())
+
+
+@pytest.mark.parametrize("name", list(PER_LAYER))
 def test_shared_terms_are_one_set_for_every_layer(name):
     encoding = PER_LAYER[name](per_layer=False)
     encoding.use_layers(2, 3)

@@ -164,9 +164,15 @@ class LayerCopies(nn.Module):
         self.copies = nn.ModuleList(make() for _ in range(len(self.kinds) if per_layer else 1))
 
     def use_layers(self, counts: dict) -> None:
+        """Recreate the copies for these layer counts; they keep the existing copies' requires_grad (an ablation
+        such as `freeze` may have set it before the model calls this)."""
         if self.per_layer and counts != self.counts:
+            trainable = {name: p.requires_grad for name, p in self.copies[0].named_parameters()}
             self.counts = dict(counts)
             self.copies = nn.ModuleList(self.make() for _ in range(sum(counts.values())))
+            for copy in self.copies:
+                for name, p in copy.named_parameters():
+                    p.requires_grad_(trainable[name])
 
     def of(self, kind: str) -> list:
         """The copy each layer of `kind` reads, in layer order."""
