@@ -64,9 +64,13 @@ def test_forward_and_backward_reach_encoder_decoder_and_encoding(name):
         assert sum(float(g.abs().sum()) for g in grads) > 0
 
 
-@pytest.mark.parametrize("name", ABSOLUTE)
-def test_cached_decoding_equals_uncached(name):
-    model = model_for(name).eval()
+# Options added by issue 16 that are not their encoding's default, as Hydra overrides.
+OPTIONS = [("floater", "encoding.integrate=state")]
+
+
+@pytest.mark.parametrize("name,overrides", [(name, ()) for name in ABSOLUTE] + [(n, (o,)) for n, o in OPTIONS])
+def test_cached_decoding_equals_uncached(name, overrides):
+    model = model_for(name, *overrides).eval()
     src, tgt_in, _ = batch()
     encoded = model.encode(src)
     full = model.decode(tgt_in, encoded).hidden
@@ -261,22 +265,46 @@ def test_hierarchical_refuses_bad_alpha():
 
 
 # -- floater ------------------------------------------------------------------------------------------------------
-def test_floater_starts_as_the_sinusoidal_table():
-    floater = encoding_for("floater", "encoding.steps_per_position=8")
-    positions = torch.arange(40)
+def test_floater_starts_exactly_as_the_sinusoidal_table_at_one_step_per_position():
+    floater = encoding_for("floater")  # integrate=deviation, steps_per_position=1
+    positions = torch.arange(100)
     torch.testing.assert_close(floater.table(positions), encoding_for("sinusoidal").table(positions),
-                               atol=2e-3, rtol=0)
+                               atol=1e-6, rtol=0)
 
 
-def test_floater_is_an_ode_trajectory_learned_by_its_dynamics():
-    floater = encoding_for("floater")
+def test_floater_integrating_the_state_starts_off_the_table_by_the_solvers_error():
+    sinusoid = encoding_for("sinusoidal").table(torch.arange(100))
+    coarse = encoding_for("floater", "encoding.integrate=state").table(torch.arange(100))
+    fine = encoding_for("floater", "encoding.integrate=state", "encoding.steps_per_position=8").table(torch.arange(40))
+    assert float((coarse - sinusoid).abs().max()) > 0.1  # the error the exact start removes
+    torch.testing.assert_close(fine, sinusoid[:40], atol=2e-3, rtol=0)  # more steps: closer
+
+
+@pytest.mark.parametrize("integrate", ["deviation", "state"])
+def test_floater_is_an_ode_trajectory_learned_by_its_dynamics(integrate):
+    floater = encoding_for("floater", f"encoding.integrate={integrate}")
     with torch.no_grad():
         floater.dynamics.g_out.weight.normal_(0, 0.1)
     table = floater.table(torch.arange(12))
+    sinusoid = encoding_for("sinusoidal").table(torch.arange(12)) if integrate == "deviation" else 0 * table
+    solved = table - sinusoid  # what the solver integrates: q = p - PE_sin, or p
     for p in (0, 5, 10):  # one RK4 step of the dynamics maps each position to the next
-        torch.testing.assert_close(floater.rk4_step(float(p), table[p], 1.0), table[p + 1])
+        torch.testing.assert_close(floater.rk4_step(float(p), solved[p], 1.0), solved[p + 1], atol=1e-5, rtol=1e-5)
+    assert float((table - encoding_for("sinusoidal").table(torch.arange(12))).abs().max()) > 1e-3  # g moved it
     table.sum().backward()
     assert float(floater.dynamics.g_in.weight.grad.abs().sum()) > 0
+
+
+def test_floater_deviation_obeys_the_same_ode_as_the_state():
+    """dq/dt = A q + g(t, PE_sin + q) is h(t, p) - d/dt PE_sin(t) at p = PE_sin + q."""
+    floater = encoding_for("floater")
+    dynamics = floater.dynamics
+    with torch.no_grad():
+        dynamics.g_out.weight.normal_(0, 0.1)
+    q, t = torch.randn(D), 3.7
+    p = dynamics.sinusoid(t) + q
+    sinusoid_rate = dynamics.rotation(dynamics.sinusoid(t))  # d/dt (sin wt, cos wt) = w (cos wt, -sin wt)
+    torch.testing.assert_close(dynamics.deviation(t, q), dynamics(t, p) - sinusoid_rate)
 
 
 def test_floater_decoding_cache_follows_parameter_updates():

@@ -17,7 +17,7 @@ from translate.encodings.deberta import DeBERTa, log_bucket
 from translate.encodings.fire import Fire
 from translate.encodings.kerple import Kerple
 from translate.encodings.nezha import Nezha
-from translate.encodings.relative import expand_index, relative_shift, sinusoid_table
+from translate.encodings.relative import LayerCopies, expand_index, relative_shift, sinusoid_table
 from translate.encodings.rope import RoPE
 from translate.encodings.shaw import Shaw
 from translate.encodings.t5 import T5, t5_bucket
@@ -87,7 +87,24 @@ def test_forward_and_backward_through_encoder_and_decoder(name):
 @pytest.mark.parametrize("cross", [False, True])
 @pytest.mark.parametrize("name", ATTENTION_ENCODINGS)
 def test_cached_decoding_equals_uncached(name, cross):
-    model = build(name, f"encoding.cross_attention={str(cross).lower()}", seed=1).eval()
+    check_cached_decoding(build(name, f"encoding.cross_attention={str(cross).lower()}", seed=1).eval(), cross)
+
+
+# Every option that is not its encoding's default (issue 16), as Hydra overrides.
+OPTIONS = [("shaw", "encoding.per_layer=false"), ("transformer_xl", "encoding.per_layer=false"),
+           ("deberta", "encoding.per_layer=false"), ("deberta", "encoding.p2c_delta=i_j"),
+           ("deberta", "encoding.relative_norm=layer_norm"), ("alibi", "encoding.direction=directional"),
+           ("kerple", "encoding.direction=directional"), ("fire", "encoding.direction=directional"),
+           ("xpos", "encoding.encoder_scaling=xpos"), ("xpos", "encoding.scale_base=16.0"),
+           ("urpe", "encoding.toeplitz=bucketed")]
+
+
+@pytest.mark.parametrize("name,override", OPTIONS)
+def test_cached_decoding_equals_uncached_for_every_option(name, override):
+    check_cached_decoding(build(name, override, "encoding.cross_attention=true", seed=1).eval(), cross=True)
+
+
+def check_cached_decoding(model, cross: bool) -> None:
     with torch.no_grad():
         model.output.weight.mul_(3.0)  # eos becomes likely enough for outputs of varied lengths
     src = source_batch()
@@ -185,6 +202,8 @@ def test_no_encoding_leaves_the_encoder_permutation_equivariant():
     ("shaw", "max_relative_position", 0), ("t5", "num_buckets", 2), ("kerple", "variant", "cubic"),
     ("rope", "rotary_fraction", 0.0), ("alibi", "cross_attention", "yes"), ("urpe", "max_length", 1),
     ("deberta", "max_relative_positions", 3), ("tupe", "relative_bias", "sometimes"),
+    ("shaw", "per_layer", "yes"), ("transformer_xl", "per_layer", 2), ("deberta", "p2c_delta", "ij"),
+    ("deberta", "relative_norm", "rms"), ("alibi", "direction", "left"), ("fire", "direction", "both"),
 ])
 def test_a_bad_hyperparameter_names_key_and_value(name, key, value):
     with pytest.raises(ValueError, match=f"encoding.{key}={value!r}".replace("(", r"\(")):
@@ -204,11 +223,12 @@ def test_relative_shift_equals_the_gather_it_replaces():
 
 # -- Shaw and NEZHA -----------------------------------------------------------------------------------------------
 
-def shaw_reference(encoding, q_pos, k_pos, q, k, v):
-    """The paper's equations with a^K, a^V materialised per pair."""
+def shaw_reference(encoding, q_pos, k_pos, q, k, v, tables=None):
+    """The paper's equations with a^K, a^V materialised per pair (`tables`: one layer's, default the encoding's)."""
     kk = encoding.max_relative_position
     rows = (k_pos[None, :] - q_pos[:, None]).clamp(-kk, kk) + kk
-    a_k, a_v = encoding.key_table[rows], encoding.value_table[rows]  # (Tq, Tk, Dh)
+    key_table, value_table = tables or (encoding.key_table, encoding.value_table)
+    a_k, a_v = key_table[rows], value_table[rows]  # (Tq, Tk, Dh)
     logits = (torch.einsum("bhqd,bhkd->bhqk", q, k) + torch.einsum("bhqd,qkd->bhqk", q, a_k)) / math.sqrt(DH)
     probs = logits.softmax(-1)
     return torch.einsum("bhqk,bhkd->bhqd", probs, v) + torch.einsum("bhqk,qkd->bhqd", probs, a_v), probs
@@ -216,7 +236,7 @@ def shaw_reference(encoding, q_pos, k_pos, q, k, v):
 
 @pytest.mark.parametrize("cls", [Shaw, Nezha])
 def test_shaw_terms_match_the_paper_written_out(cls):
-    encoding = cls(D, H, max_relative_position=3)
+    encoding = cls(D, H, max_relative_position=3, **({"per_layer": False} if cls is Shaw else {}))
     if cls is Shaw:
         torch.nn.init.normal_(encoding.key_table)
         torch.nn.init.normal_(encoding.value_table)
@@ -250,10 +270,10 @@ def test_nezha_tables_are_fixed_sinusoids():
 
 # -- Transformer-XL -----------------------------------------------------------------------------------------------
 
-def xl_reference(encoding, q_pos, k_pos, q, k):
-    """Dai et al.'s four terms with W_R R_{i-j} materialised per pair -> probabilities."""
+def xl_reference(encoding, q_pos, k_pos, q, k, r_proj=None):
+    """Dai et al.'s four terms with W_R R_{i-j} materialised per pair -> probabilities (`r_proj`: one layer's)."""
     tq, tk = len(q_pos), len(k_pos)
-    r = encoding.r_proj(sinusoid_table(q_pos[:, None] - k_pos[None, :], D, 10000.0)).view(tq, tk, H, DH)
+    r = (r_proj or encoding.r_proj)(sinusoid_table(q_pos[:, None] - k_pos[None, :], D, 10000.0)).view(tq, tk, H, DH)
     u, w = encoding.u.view(H, DH), encoding.v.view(H, DH)
     logits = (torch.einsum("bhqd,bhkd->bhqk", q, k) + torch.einsum("bhqd,qkhd->bhqk", q, r)
               + torch.einsum("hd,bhkd->bhk", u, k)[:, :, None] + torch.einsum("hd,qkhd->hqk", w, r)) / math.sqrt(DH)
@@ -261,7 +281,7 @@ def xl_reference(encoding, q_pos, k_pos, q, k):
 
 
 def test_transformer_xl_terms_match_the_paper_written_out():
-    encoding = TransformerXL(D, H)
+    encoding = TransformerXL(D, H, per_layer=False)
     torch.nn.init.normal_(encoding.u)
     torch.nn.init.normal_(encoding.v)
     q, k, v = random_qkv(4, 7)
@@ -284,21 +304,109 @@ def test_deberta_log_buckets_are_exact_up_to_half_the_buckets_then_logarithmic()
     assert int(bucket[d == 63]) == 15 and bool((bucket.diff() >= 0).all())  # monotone, bucket 2k/2 - 1 at max - 1
 
 
-def test_deberta_terms_match_the_paper_written_out():
-    encoding = DeBERTa(D, H, position_buckets=4, max_relative_positions=8)
-    q, k, v = random_qkv(5, 9)
-    q_pos, k_pos = torch.arange(4, 9), torch.arange(9)
-    _, probs = attention(encoding, "decoder", q_pos, k_pos, q, k, v)
+def deberta_reference(encoding, q_pos, k_pos, q, k, p2c_delta="j_i", projections=None, norm=None):
+    """He et al.'s three terms with K^r, Q^r materialised per pair -> probabilities (`projections`: one layer's)."""
+    key_proj, query_proj = projections or (encoding.key_proj, encoding.query_proj)
 
     def projected(proj, relative):  # (Tq, Tk, H, Dh) rows of P W_r at δ
         rows = (log_bucket(relative, 4, 8) + 4).clamp(0, 7)
-        return proj(encoding.embeddings[rows]).view(*relative.shape, H, DH)
+        embeddings = encoding.embeddings if norm is None else norm(encoding.embeddings)
+        return proj(embeddings[rows]).view(*relative.shape, H, DH)
 
-    key_r = projected(encoding.key_proj, q_pos[:, None] - k_pos[None, :])     # δ(i, j)
-    query_r = projected(encoding.query_proj, k_pos[None, :] - q_pos[:, None])  # δ(j, i)
+    query_minus_key = q_pos[:, None] - k_pos[None, :]
+    key_r = projected(key_proj, query_minus_key)     # δ(i, j)
+    query_r = projected(query_proj, -query_minus_key if p2c_delta == "j_i" else query_minus_key)  # δ(j, i) or δ(i, j)
     logits = (torch.einsum("bhqd,bhkd->bhqk", q, k) + torch.einsum("bhqd,qkhd->bhqk", q, key_r)
               + torch.einsum("bhkd,qkhd->bhqk", k, query_r)) / math.sqrt(3 * DH)
-    torch.testing.assert_close(probs, logits.softmax(-1), atol=1e-5, rtol=1e-5)
+    return logits.softmax(-1)
+
+
+@pytest.mark.parametrize("p2c_delta", ["j_i", "i_j"])
+def test_deberta_terms_match_the_paper_written_out(p2c_delta):
+    encoding = DeBERTa(D, H, position_buckets=4, max_relative_positions=8, per_layer=False, p2c_delta=p2c_delta)
+    q, k, v = random_qkv(5, 9)
+    q_pos, k_pos = torch.arange(4, 9), torch.arange(9)
+    _, probs = attention(encoding, "decoder", q_pos, k_pos, q, k, v)
+    torch.testing.assert_close(probs, deberta_reference(encoding, q_pos, k_pos, q, k, p2c_delta), atol=1e-5, rtol=1e-5)
+    other = "i_j" if p2c_delta == "j_i" else "j_i"  # the two readings differ (the offsets are not symmetric here)
+    assert not torch.allclose(probs, deberta_reference(encoding, q_pos, k_pos, q, k, other), atol=1e-4)
+
+
+def test_deberta_v2_layer_norm_normalises_the_relative_embeddings_before_projecting():
+    encoding = DeBERTa(D, H, position_buckets=4, max_relative_positions=8, per_layer=False,
+                       relative_norm="layer_norm")
+    torch.nn.init.normal_(encoding.norm.weight)
+    torch.nn.init.normal_(encoding.norm.bias)
+    q, k, v = random_qkv(5, 9)
+    q_pos, k_pos = torch.arange(4, 9), torch.arange(9)
+    _, probs = attention(encoding, "encoder", q_pos, k_pos, q, k, v)
+    expected = deberta_reference(encoding, q_pos, k_pos, q, k, norm=encoding.norm)
+    torch.testing.assert_close(probs, expected, atol=1e-5, rtol=1e-5)
+    assert not torch.allclose(probs, deberta_reference(encoding, q_pos, k_pos, q, k), atol=1e-4)
+
+
+# -- per-layer position parameters (Shaw, Transformer-XL, DeBERTa) ------------------------------------------------
+
+def layer_reference(encoding, copy, q_pos, k_pos, q, k, v):
+    """Probabilities from the paper's equation with one layer's position parameters."""
+    if isinstance(encoding, Shaw):
+        return shaw_reference(encoding, q_pos, k_pos, q, k, v, (copy.key_table, copy.value_table))[1]
+    if isinstance(encoding, TransformerXL):
+        return xl_reference(encoding, q_pos, k_pos, q, k, copy)
+    return deberta_reference(encoding, q_pos, k_pos, q, k, projections=(copy.key_proj, copy.query_proj))
+
+
+PER_LAYER = {"shaw": lambda **kw: Shaw(D, H, max_relative_position=3, **kw),
+             "transformer_xl": lambda **kw: TransformerXL(D, H, **kw),
+             "deberta": lambda **kw: DeBERTa(D, H, position_buckets=4, max_relative_positions=8, **kw)}
+
+
+@pytest.mark.parametrize("name", list(PER_LAYER))
+def test_per_layer_terms_use_each_layers_own_parameters(name):
+    encoding = PER_LAYER[name](cross_attention=True)
+    encoding.use_layers(2, 3)
+    copies = next(m for m in encoding.children() if isinstance(m, LayerCopies)).copies
+    assert len(copies) == 2 + 3 + 3  # encoder layers, decoder self- and cross-attention layers
+    for copy in copies:  # fresh copies already differ; make them differ clearly
+        for p in copy.parameters():
+            torch.nn.init.normal_(p)
+    q, k, v = random_qkv(5, 9)
+    q_pos, k_pos = torch.arange(4, 9), torch.arange(9)
+    layer = iter(copies)
+    for kind, count in (("encoder", 2), ("decoder", 3), ("cross", 3)):
+        terms = encoding.attention_terms(kind, q_pos, k_pos)
+        probs = [attend(q, k, v, None, terms.for_layer(i), 0.0, need_weights=True)[1] for i in range(count)]
+        for p in probs:
+            torch.testing.assert_close(p, layer_reference(encoding, next(layer), q_pos, k_pos, q, k, v),
+                                       atol=1e-5, rtol=1e-5)
+        assert not torch.allclose(probs[0], probs[1], atol=1e-4)
+
+
+@pytest.mark.parametrize("name", list(PER_LAYER))
+def test_freezing_a_per_layer_encoding_freezes_every_layers_copy(name):
+    model = build(name, "ablation=freeze")
+    copies = next(m for m in model.encoding.children() if isinstance(m, LayerCopies)).copies
+    assert len(copies) == 4 and not any(p.requires_grad for p in model.encoding.parameters())
+
+
+@pytest.mark.parametrize("name", list(PER_LAYER))
+def test_shared_terms_are_one_set_for_every_layer(name):
+    encoding = PER_LAYER[name](per_layer=False)
+    encoding.use_layers(2, 3)
+    assert len(next(m for m in encoding.children() if isinstance(m, LayerCopies)).copies) == 1
+    terms = encoding.attention_terms("decoder", torch.arange(4), torch.arange(4))
+    assert terms.layers is None and terms.for_layer(2) is terms
+
+
+@pytest.mark.parametrize("name", list(PER_LAYER))
+def test_per_layer_parameters_each_receive_gradients_in_the_model(name):
+    model = build(name)  # model=tiny: 2 encoder and 2 decoder layers
+    copies = next(m for m in model.encoding.children() if isinstance(m, LayerCopies)).copies
+    assert len(copies) == 4
+    model(source_batch(), torch.randint(4, VOCAB, (4, 6))).pow(2).mean().backward()
+    for index, copy in enumerate(copies):
+        for pname, p in copy.named_parameters():
+            assert p.grad is not None and p.grad.abs().sum() > 0, f"copy {index}: {pname} gets no gradient"
 
 
 # -- TUPE ---------------------------------------------------------------------------------------------------------
@@ -383,8 +491,7 @@ def test_alibi_bias_is_minus_slope_times_distance():
 @pytest.mark.parametrize("variant", ["log", "power"])
 def test_kerple_bias_is_its_kernel(variant):
     encoding = Kerple(D, H, variant=variant)
-    r1 = encoding.r1["decoder"].detach().clamp(min=0.01)  # as initialised, some values lie below eps
-    r2 = encoding.r2["decoder"].detach().clamp(0.01, 2.0 if variant == "power" else None)
+    r1, r2 = encoding.r1("decoder").detach(), encoding.r2("decoder").detach()
     distance = (torch.arange(3, 7)[:, None] - torch.arange(7)[None, :]).abs().float()
     bias = encoding.attention_terms("decoder", torch.arange(3, 7), torch.arange(7)).bias
     expected = -r1 * (torch.log1p(r2 * distance) if variant == "log" else distance ** r2)
@@ -392,15 +499,83 @@ def test_kerple_bias_is_its_kernel(variant):
     assert bool((bias.diff(dim=-1)[..., :3] > 0).all())  # the past: nearer keys, larger logits
 
 
-def test_kerple_keeps_its_parameters_in_range_with_live_gradients():
+@pytest.mark.parametrize("variant,r1_top,r2_top", [("log", 2.0, 1.0), ("power", 1.0, 2.0)])
+def test_kerple_starts_in_the_authors_ranges(variant, r1_top, r2_top):
+    """The authors' code: log -p log(1 + a|d|) with p ~ U[0, 2], a ~ U[0, 1]; power -a|d|^p with the scale
+    a ~ U[0, 1] and the exponent p ~ U[0, 2]."""
+    torch.manual_seed(0)
+    encoding = Kerple(64, 64, variant=variant)  # 64 heads: enough draws to see each range
+    r1 = torch.cat([encoding.r1(kind).detach().flatten() for kind in encoding.kinds])
+    r2 = torch.cat([encoding.r2(kind).detach().flatten() for kind in encoding.kinds])
+    for values, top in ((r1, r1_top), (r2, r2_top)):
+        assert float(values.min()) >= 0.01 and float(values.max()) <= top
+        assert float(values.max()) > 0.9 * top  # the whole range is used, not half of it
+
+
+def test_kerple_keeps_its_parameters_in_range_whatever_the_raw_values():
     encoding = Kerple(D, H, variant="power")
     with torch.no_grad():
-        encoding.r1["encoder"].fill_(-1.0)
-        encoding.r2["encoder"].fill_(5.0)
+        encoding.raw_r1["encoder"].fill_(-30.0)  # a clamp-and-pass-through parameter could sit here, below eps
+        encoding.raw_r2["encoder"].fill_(30.0)
     bias = encoding.attention_terms("encoder", torch.arange(4), torch.arange(4)).bias
-    torch.testing.assert_close(bias[:, 0, 3], torch.full((H,), -0.01 * 3 ** 2.0))  # r1 = eps, r2 = 2
+    torch.testing.assert_close(bias[:, 0, 3], torch.full((H,), -0.01 * 3 ** 2.0))  # r1 -> eps, r2 -> 2
+    with torch.no_grad():
+        encoding.raw_r1["encoder"].fill_(-2.0)
+        encoding.raw_r2["encoder"].fill_(1.0)
+    bias = encoding.attention_terms("encoder", torch.arange(4), torch.arange(4)).bias
+    r1, r2 = 0.01 + math.log1p(math.exp(-2.0)), 0.01 + 1.99 / (1 + math.exp(-1.0))
+    torch.testing.assert_close(bias[:, 0, 3], torch.full((H,), -r1 * 3 ** r2))
     bias.sum().backward()
-    assert bool((encoding.r1["encoder"].grad != 0).all()) and bool((encoding.r2["encoder"].grad != 0).all())
+    assert bool((encoding.raw_r1["encoder"].grad != 0).all()) and bool((encoding.raw_r2["encoder"].grad != 0).all())
+
+
+# -- directional biases in the encoder (ALiBi, KERPLE, FIRE) -------------------------------------------------------
+
+def test_directional_alibi_has_its_slopes_reversed_to_the_right():
+    encoding = ALiBi(D, H, direction="directional")
+    bias = encoding.attention_terms("encoder", torch.arange(5), torch.arange(5)).bias
+    slopes = alibi_slopes(H)
+    for i, j in [(3, 1), (1, 3), (0, 4), (2, 2)]:
+        slope = slopes if j <= i else slopes[::-1]
+        torch.testing.assert_close(bias[:, i, j], -torch.tensor(slope) * abs(i - j))
+    decoder = encoding.attention_terms("decoder", torch.arange(5), torch.arange(5)).bias
+    torch.testing.assert_close(decoder, ALiBi(D, H).attention_terms("decoder", torch.arange(5), torch.arange(5)).bias)
+
+
+@pytest.mark.parametrize("variant", ["log", "power"])
+def test_directional_kerple_has_one_kernel_per_side(variant):
+    encoding = Kerple(D, H, variant=variant, direction="directional")
+    bias = encoding.attention_terms("encoder", torch.arange(6), torch.arange(6)).bias
+    for side, (i, j) in (("encoder", (4, 1)), ("encoder_right", (1, 4))):
+        r1, r2 = encoding.r1(side).detach().view(H), encoding.r2(side).detach().view(H)
+        d = torch.tensor(3.0)
+        expected = -r1 * (torch.log1p(r2 * d) if variant == "log" else d ** r2)
+        torch.testing.assert_close(bias[:, i, j], expected)
+    assert "decoder_right" not in encoding.raw_r1  # causal: the left kernel only
+
+
+def test_directional_fire_has_one_function_per_side():
+    encoding = Fire(D, H, init_threshold=8.0, direction="directional")
+    bias = encoding.attention_terms("encoder", torch.arange(12), torch.arange(12)).bias
+    psi = lambda x: torch.log(0.1 * torch.as_tensor(x, dtype=torch.float32) + 1)  # noqa: E731
+    for i, j in [(3, 1), (1, 3), (10, 2), (2, 10)]:
+        function = encoding.functions["encoder" if j <= i else "encoder_right"]
+        x = psi(abs(i - j)) / (psi(max(8, i)) + 1e-6)
+        torch.testing.assert_close(bias[:, i, j], function.mlp(x.view(1, 1)).view(H))
+
+
+@pytest.mark.parametrize("name", ["alibi", "kerple", "fire"])
+def test_directional_variants_break_reversal_equivariance_and_symmetric_ones_keep_it(name):
+    """Reversing the encoder's input reverses a symmetric bias's output exactly; a directional bias tells the two
+    orders apart."""
+    q, k, v = random_qkv(6, 6)
+    pos = torch.arange(6)
+    flip = lambda x: x.flip(-2)  # noqa: E731
+    for direction, equivariant in (("symmetric", True), ("directional", False)):
+        encoding = encoding_of(name, f"encoding.direction={direction}")
+        out, _ = attention(encoding, "encoder", pos, pos, q, k, v)
+        reversed_out, _ = attention(encoding, "encoder", pos, pos, flip(q), flip(k), flip(v))
+        assert torch.allclose(flip(reversed_out), out, atol=1e-5) == equivariant, direction
 
 
 # -- FIRE ---------------------------------------------------------------------------------------------------------
@@ -433,6 +608,23 @@ def test_urpe_reweights_probabilities_by_a_toeplitz_matrix():
     plain = attention(t5_only, "encoder", pos, pos, q, k, v)[1]
     torch.testing.assert_close(probs, plain * c)
     torch.testing.assert_close(out, (plain * c) @ v)
+
+
+@pytest.mark.parametrize("kind", ["encoder", "decoder"])
+def test_bucketed_urpe_reads_c_at_the_t5_bucket_of_each_pair(kind):
+    encoding = URPE(D, H, toeplitz="bucketed", num_buckets=8, max_distance=20)
+    torch.nn.init.normal_(encoding.toeplitz[kind])
+    assert encoding.toeplitz[kind].shape == (8, H)
+    pos = torch.arange(30)
+    c = encoding.toeplitz_matrix(kind, pos, pos)
+    for i, j in [(0, 0), (5, 3), (3, 5), (29, 0), (0, 29), (20, 9)]:
+        bucket = t5_bucket(torch.tensor(j - i), kind != "decoder", 8, 20)
+        torch.testing.assert_close(c[:, i, j], encoding.toeplitz[kind][bucket])
+    q, k, v = random_qkv(30, 30)
+    _, probs = attention(encoding, kind, pos, pos, q, k, v)
+    t5_only = T5(D, H, num_buckets=8, max_distance=20)
+    t5_only.tables.load_state_dict(encoding.tables.state_dict())
+    torch.testing.assert_close(probs, attention(t5_only, kind, pos, pos, q, k, v)[1] * c)
 
 
 def test_urpe_starts_as_its_relative_bias():
@@ -469,6 +661,36 @@ def test_rope_rotates_only_its_fraction_of_dims():
     q_rot, _ = rotate(encoding, "encoder", torch.arange(5), torch.arange(5), x, x)
     torch.testing.assert_close(q_rot[..., DH // 2:], x[..., DH // 2:])
     assert not torch.allclose(q_rot[..., 1:, : DH // 2], x[..., 1:, : DH // 2])
+
+
+def xpos_reference(q, k, q_pos, k_pos, scale_base):
+    """Σ_t ζ_t^((n - m)/γ) (R q_n)_t·(R k_m)_t over rotation pairs t: the paper's logit written out -> (B, H, Tq, Tk)."""
+    rope = RoPE(D, H)
+    rq, rk = rotate(rope, "encoder", q_pos, k_pos, q, k)
+    zeta = (torch.arange(0, DH, 2).float() / DH + 0.4) / 1.4
+    offset = (q_pos[:, None] - k_pos[None, :]).float()  # (Tq, Tk)
+    decay = zeta[:, None, None] ** (offset / scale_base)  # (Dh/2, Tq, Tk)
+    pair_products = (rq[..., :, None, :] * rk[..., None, :, :]).unflatten(-1, (DH // 2, 2)).sum(-1)
+    return (pair_products * decay.permute(1, 2, 0)).sum(-1)
+
+
+def test_xpos_encoder_scaling_applies_the_decoders_scaling_in_both_directions():
+    xpos = XPos(D, H, scale_base=16.0, encoder_scaling="xpos", cross_attention=True)
+    q, k, _ = random_qkv(6, 10)
+    for kind in ("encoder", "cross"):
+        q_pos, k_pos = torch.arange(6), torch.arange(10)
+        xq, xk = rotate(xpos, kind, q_pos, k_pos, q, k)
+        torch.testing.assert_close(xq @ xk.transpose(-1, -2), xpos_reference(q, k, q_pos, k_pos, 16.0),
+                                   atol=1e-5, rtol=1e-5)
+    rope_q, _ = rotate(RoPE(D, H), "encoder", torch.arange(6), torch.arange(10), q, k)
+    assert not torch.allclose(xq, rope_q, atol=1e-4)
+
+
+def test_xpos_at_the_default_scale_base_is_within_a_few_percent_of_rope():
+    """The near-equality the docs state: at γ = 512 the decay at offset 50 lies in [0.88, 1]."""
+    zeta = (torch.arange(0, DH, 2).float() / DH + 0.4) / 1.4
+    factor = zeta ** (50 / 512)
+    assert 0.88 < float(factor.min()) < 0.89 and float(factor.max()) < 1.0
 
 
 def test_xpos_decays_decoder_logits_exponentially_with_the_offset():

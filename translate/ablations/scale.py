@@ -33,11 +33,14 @@ class ScaledTermsEncoding(EncodingWrapper):
         super().__init__(inner)
         self.factor = factor
 
-    def attention_terms(self, kind: str, q_positions: Tensor, k_positions: Tensor) -> AttentionTerms:
-        terms = self.inner.attention_terms(kind, q_positions, k_positions)
+    def scaled(self, terms: AttentionTerms) -> AttentionTerms:
+        layers = None if terms.layers is None else [self.scaled(t) for t in terms.layers]
         return AttentionTerms(bias=None if terms.bias is None else self.factor * terms.bias, rotate=terms.rotate,
                               content_bias=times(self.factor, terms.content_bias), reweight=terms.reweight,
-                              value_term=times(self.factor, terms.value_term))
+                              value_term=times(self.factor, terms.value_term), layers=layers)
+
+    def attention_terms(self, kind: str, q_positions: Tensor, k_positions: Tensor) -> AttentionTerms:
+        return self.scaled(self.inner.attention_terms(kind, q_positions, k_positions))
 
 
 def has_additive_terms(encoding: PositionalEncoding) -> bool:

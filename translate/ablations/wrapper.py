@@ -21,6 +21,9 @@ class EncodingWrapper(PositionalEncoding):
     def attention_terms(self, kind: str, q_positions: Tensor, k_positions: Tensor) -> AttentionTerms:
         return self.inner.attention_terms(kind, q_positions, k_positions)
 
+    def use_layers(self, n_encoder_layers: int, n_decoder_layers: int) -> None:
+        self.inner.use_layers(n_encoder_layers, n_decoder_layers)
+
     def sentence_positions(self, positions: Tensor, source_lengths: Tensor, side: str) -> Tensor:
         return self.inner.sentence_positions(positions, source_lengths, side)
 

@@ -3,9 +3,16 @@ Enables Input Length Extrapolation", ICLR).
 
     logits_ij += -m_h |i - j|,   m_h = 2^(-8h/H) for h = 1..H   (a geometric sequence)
 
-No parameters. The paper's causal bias is -m_h (i - j) for j <= i; |i - j| is the same there and gives the
-symmetric form used by bidirectional encoders. When H is not a power of two, the slopes of the nearest lower power
-of two are followed by every other slope of the next one (the paper's code). `max_slope_exponent` is the 8.
+No parameters. The paper defines the causal bias -m_h (i - j) for j <= i only. `direction` chooses the form of the
+bidirectional attentions (encoder, and cross-attention when on):
+
+    symmetric (default):  -m_h |i - j|, the same slope both ways (then, without a final eos, the encoder is exactly
+                          reversal-equivariant);
+    directional:          -m_h (i - j) for j <= i and -m'_h (j - i) for j > i, with m'_h = m_(H+1-h): the right-hand
+                          slopes are the same geometric sequence in reverse head order (still no parameters).
+
+When H is not a power of two, the slopes of the nearest lower power of two are followed by every other slope of the
+next one (the paper's code). `max_slope_exponent` is the 8.
 """
 from __future__ import annotations
 
@@ -15,7 +22,7 @@ import torch
 from torch import Tensor
 
 from translate.encodings.base import AttentionTerms
-from translate.encodings.relative import AttentionEncoding, check, offsets
+from translate.encodings.relative import AttentionEncoding, bidirectional_kinds, check, offsets
 
 
 def alibi_slopes(n_heads: int, max_exponent: float = 8.0) -> list[float]:
@@ -28,13 +35,19 @@ def alibi_slopes(n_heads: int, max_exponent: float = 8.0) -> list[float]:
 
 
 class ALiBi(AttentionEncoding):
-    def __init__(self, d_model: int, n_heads: int, max_slope_exponent: float = 8.0, **kw) -> None:
+    def __init__(self, d_model: int, n_heads: int, max_slope_exponent: float = 8.0, direction: str = "symmetric",
+                 **kw) -> None:
         super().__init__(d_model, n_heads, **kw)
         check(isinstance(max_slope_exponent, (int, float)) and max_slope_exponent > 0, "max_slope_exponent",
               max_slope_exponent, "a number > 0")
+        self.directional = bidirectional_kinds(self.kinds, direction)
         slopes = torch.tensor(alibi_slopes(n_heads, float(max_slope_exponent)))
         self.register_buffer("slopes", slopes.view(-1, 1, 1), persistent=False)  # (H, 1, 1)
+        self.register_buffer("right_slopes", slopes.flip(0).view(-1, 1, 1), persistent=False)  # m'_h
 
     def terms(self, kind: str, q_positions: Tensor, k_positions: Tensor) -> AttentionTerms:
-        distance = offsets(q_positions, k_positions).abs().unsqueeze(-3).float()  # (..., 1, Tq, Tk)
-        return AttentionTerms(bias=-self.slopes * distance)  # (..., H, Tq, Tk)
+        relative = offsets(q_positions, k_positions).unsqueeze(-3).float()  # (..., 1, Tq, Tk): j - i
+        if kind not in self.directional:
+            return AttentionTerms(bias=-self.slopes * relative.abs())  # (..., H, Tq, Tk)
+        right = relative.clamp(min=0)
+        return AttentionTerms(bias=-self.slopes * (relative - right).abs() - self.right_slopes * right)

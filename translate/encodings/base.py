@@ -7,13 +7,16 @@ An encoding is an ``nn.Module`` built with ``d_model`` and ``n_heads`` (plus its
    (``"encoder"``, ``"decoder"`` self-attention or ``"cross"``), holding an additive logit *bias* and/or a
    *rotation* of q and k (and, for relative encodings, a content-dependent logit term and a value term).
 
-The model calls each once per forward pass and shares the result across all layers. Attention only ever sees an
-``AttentionTerms``; it never knows the encoding's name. The base class contributes nothing (that is NoPE).
+The model calls each once per forward pass and shares the result across all layers. An encoding with parameters per
+layer (Shaw, Transformer-XL, DeBERTa with ``per_layer: true``) still answers once per forward: its ``AttentionTerms``
+lists one entry per layer in ``layers`` and each layer reads ``terms.for_layer(index)``; the model tells it the
+layer counts once, with ``use_layers``. Attention only ever sees an ``AttentionTerms``; it never knows the encoding's
+name. The base class contributes nothing (that is NoPE).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Optional
+from typing import Callable, Optional, Sequence
 
 import torch
 from torch import Tensor, nn
@@ -39,6 +42,13 @@ class AttentionTerms:
     reweight: Optional[Callable[[Tensor], Tensor]] = None
     # probs -> (B, H, Tq, Dh) added to the attention output (Shaw's value term).
     value_term: Optional[Callable[[Tensor], Tensor]] = None
+    # One AttentionTerms per layer when the encoding has parameters per layer; the fields above are then layer 0's.
+    # The bias is the shared one: per-layer entries differ in their callables only.
+    layers: Optional[Sequence["AttentionTerms"]] = None
+
+    def for_layer(self, index: int) -> "AttentionTerms":
+        """The terms layer `index` of the stack uses: its own entry when there are per-layer terms, else these."""
+        return self if self.layers is None else self.layers[index]
 
     @property
     def needs_weights(self) -> bool:
@@ -68,6 +78,10 @@ class PositionalEncoding(nn.Module):
     # -- contracts 2 and 3: bias on logits / transform of q and k --------------------------------------------------
     def attention_terms(self, kind: str, q_positions: Tensor, k_positions: Tensor) -> AttentionTerms:
         return NO_TERMS
+
+    def use_layers(self, n_encoder_layers: int, n_decoder_layers: int) -> None:
+        """Called once by the model with its layer counts, before training: encodings with per-layer parameters
+        create them here. The default has none."""
 
     # -- the positions this encoding sees ---------------------------------------------------------------------------
     def sentence_positions(self, positions: Tensor, source_lengths: Tensor, side: str) -> Tensor:

@@ -5,8 +5,11 @@ Positions Improves Long Context Transformers", ICLR 2024).
 
 f_θ is a small MLP (1 -> `mlp_width` -> H, ReLU), c a learned scale (init 0.1) and L a learned threshold (init
 512): below L the bias depends on the distance only; beyond it the distance is normalised by the query position,
-which maps any length into [0, 1] (progressive interpolation). The paper's code takes |i - j|, so the encoder's
-bias is symmetric; the decoder's future keys are masked anyway. One function per attention kind.
+which maps any length into [0, 1] (progressive interpolation). One function per attention kind.
+
+The paper's code takes |i - j|. `direction` chooses the bidirectional attentions' form (encoder, and
+cross-attention when on): symmetric (default) one f_θ of |i - j|, or directional: a second function (its own MLP,
+c and L) for keys to the right of the query. The decoder's future keys are masked anyway.
 """
 from __future__ import annotations
 
@@ -14,7 +17,7 @@ import torch
 from torch import Tensor, nn
 
 from translate.encodings.base import AttentionTerms
-from translate.encodings.relative import AttentionEncoding, check, offsets, per_head
+from translate.encodings.relative import AttentionEncoding, bidirectional_kinds, check, offsets, per_head
 
 
 class FireFunction(nn.Module):
@@ -41,14 +44,21 @@ class FireFunction(nn.Module):
 
 class Fire(AttentionEncoding):
     def __init__(self, d_model: int, n_heads: int, mlp_width: int = 32, init_c: float = 0.1,
-                 init_threshold: float = 512.0, eps: float = 1e-6, **kw) -> None:
+                 init_threshold: float = 512.0, eps: float = 1e-6, direction: str = "symmetric", **kw) -> None:
         super().__init__(d_model, n_heads, **kw)
         check(isinstance(mlp_width, int) and mlp_width >= 1, "mlp_width", mlp_width, "an integer >= 1")
         check(isinstance(init_c, (int, float)) and init_c > 0, "init_c", init_c, "a number > 0")
         check(isinstance(init_threshold, (int, float)) and init_threshold >= 1, "init_threshold", init_threshold,
               "a number >= 1 (positions)")
-        self.functions = nn.ModuleDict({kind: FireFunction(n_heads, mlp_width, init_c, init_threshold, eps)
-                                        for kind in self.kinds})
+        self.directional = bidirectional_kinds(self.kinds, direction)
+        sides = list(self.kinds) + [f"{kind}_right" for kind in self.directional]
+        self.functions = nn.ModuleDict({side: FireFunction(n_heads, mlp_width, init_c, init_threshold, eps)
+                                        for side in sides})
 
     def terms(self, kind: str, q_positions: Tensor, k_positions: Tensor) -> AttentionTerms:
-        return AttentionTerms(bias=self.functions[kind](q_positions, k_positions))
+        left = self.functions[kind](q_positions, k_positions)  # (..., H, Tq, Tk)
+        if kind not in self.directional:
+            return AttentionTerms(bias=left)
+        right = self.functions[f"{kind}_right"](q_positions, k_positions)
+        to_the_right = offsets(q_positions, k_positions).unsqueeze(-3) > 0  # (..., 1, Tq, Tk)
+        return AttentionTerms(bias=torch.where(to_the_right, right, left))

@@ -9,11 +9,12 @@ Positions are LongTensors (T,), or (B, T) when an ablation permutes them; pairwi
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Callable
 
 import torch
 import torch.nn.functional as F
-from torch import Tensor
+from torch import Tensor, nn
 
 from translate.encodings.base import ATTENTION_KINDS, NO_TERMS, AttentionTerms, PositionalEncoding
 
@@ -39,6 +40,12 @@ class AttentionEncoding(PositionalEncoding):
         self.head_dim = d_model // n_heads
         self.kinds = ATTENTION_KINDS if cross_attention else ("encoder", "decoder")
 
+    def use_layers(self, n_encoder_layers: int, n_decoder_layers: int) -> None:
+        counts = {"encoder": n_encoder_layers, "decoder": n_decoder_layers, "cross": n_decoder_layers}
+        for module in self.children():
+            if isinstance(module, LayerCopies):
+                module.use_layers({kind: counts[kind] for kind in self.kinds})
+
     def attention_terms(self, kind: str, q_positions: Tensor, k_positions: Tensor) -> AttentionTerms:
         if kind not in ATTENTION_KINDS:
             raise ValueError(f"attention kind {kind!r} is not allowed: expected one of {list(ATTENTION_KINDS)}")
@@ -48,6 +55,18 @@ class AttentionEncoding(PositionalEncoding):
 
     def terms(self, kind: str, q_positions: Tensor, k_positions: Tensor) -> AttentionTerms:
         raise NotImplementedError
+
+
+DIRECTIONS = ("symmetric", "directional")
+
+
+def bidirectional_kinds(kinds: tuple, direction: str) -> tuple:
+    """The kinds that get a separate bias for keys to the right of the query: encoder self-attention (and
+    cross-attention when on) with `direction: directional`; none with `symmetric`. Decoder self-attention is causal,
+    so it only ever sees keys to the left."""
+    check(direction in DIRECTIONS, "direction", direction,
+          f"one of {list(DIRECTIONS)} (symmetric: a function of |i - j|; directional: separate left and right)")
+    return tuple(kind for kind in kinds if kind != "decoder") if direction == "directional" else ()
 
 
 def offsets(q_positions: Tensor, k_positions: Tensor) -> Tensor:
@@ -130,3 +149,44 @@ def relative_shift(scores: Tensor, tk: int) -> Tensor:
 def is_range(positions: Tensor) -> bool:
     """True for (T,) positions p, p + 1, ..., p + T - 1."""
     return positions.dim() == 1 and (positions.numel() < 2 or bool((positions.diff() == 1).all()))
+
+
+class LayerCopies(nn.Module):
+    """The position parameters of one attention layer, shared or per layer (``per_layer``).
+
+    shared: one copy read by every layer of every kind. Per layer: one copy per attention layer of each kind
+    (encoder self-attention, decoder self-attention, cross-attention), as in the papers of Shaw, Transformer-XL and
+    DeBERTa. Until the model calls `use_layers` (an encoding used alone) each kind counts one layer.
+    `make` builds one freshly initialised copy.
+    """
+
+    def __init__(self, make: Callable[[], nn.Module], kinds: tuple, per_layer: bool) -> None:
+        super().__init__()
+        check(isinstance(per_layer, bool), "per_layer", per_layer, "true or false")
+        self.per_layer, self.kinds = per_layer, tuple(kinds)
+        self.make = make
+        self.counts = {kind: 1 for kind in self.kinds}
+        self.copies = nn.ModuleList(make() for _ in range(len(self.kinds) if per_layer else 1))
+
+    def use_layers(self, counts: dict) -> None:
+        """Recreate the copies for these layer counts; they keep the existing copies' requires_grad (an ablation
+        such as `freeze` may have set it before the model calls this)."""
+        if self.per_layer and counts != self.counts:
+            trainable = {name: p.requires_grad for name, p in self.copies[0].named_parameters()}
+            self.counts = dict(counts)
+            self.copies = nn.ModuleList(self.make() for _ in range(sum(counts.values())))
+            for copy in self.copies:
+                for name, p in copy.named_parameters():
+                    p.requires_grad_(trainable[name])
+
+    def of(self, kind: str) -> list:
+        """The copy each layer of `kind` reads, in layer order."""
+        if not self.per_layer:
+            return [self.copies[0]]
+        start = sum(self.counts[k] for k in self.kinds[: self.kinds.index(kind)])
+        return list(self.copies[start: start + self.counts[kind]])
+
+
+def stacked(layers: list) -> AttentionTerms:
+    """One AttentionTerms per layer -> the terms the model passes down (layer 0's fields, plus the list)."""
+    return layers[0] if len(layers) == 1 else replace(layers[0], layers=layers)

@@ -81,6 +81,7 @@ class Transformer(nn.Module):
         self.encoder_norm, self.decoder_norm = final_norm(), final_norm()
         self.dropout = nn.Dropout(dropout)
         self.output = nn.Linear(d_model, vocab_size, bias=False)
+        encoding.use_layers(n_encoder_layers, n_decoder_layers)  # per-layer position parameters, if any
         self._init_weights()
         if tie_embeddings:
             self.output.weight = self.src_embed.weight
@@ -109,8 +110,8 @@ class Transformer(nn.Module):
         bias = add_bias(key_bias, terms)
         x = self._embed(self.src_embed, src, positions, "encoder")
         weights = []
-        for layer in self.encoder_layers:
-            x, w = layer(x, bias, terms, need_weights)
+        for i, layer in enumerate(self.encoder_layers):
+            x, w = layer(x, bias, terms.for_layer(i), need_weights)
             weights.append(w)
         return Encoded(self.encoder_norm(x), key_bias, positions, weights if need_weights else [], lengths)
 
@@ -135,8 +136,8 @@ class Transformer(nn.Module):
                 if len(cache) <= i:
                     cache.append({})
                 layer_cache = cache[i]
-            x, self_w, cross_w = layer(x, encoded.memory, self_bias, cross_bias, self_terms, cross_terms,
-                                       layer_cache, need_weights)
+            x, self_w, cross_w = layer(x, encoded.memory, self_bias, cross_bias, self_terms.for_layer(i),
+                                       cross_terms.for_layer(i), layer_cache, need_weights)
             if need_weights:
                 out.self_weights.append(self_w)
                 out.cross_weights.append(cross_w)
