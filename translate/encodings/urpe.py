@@ -6,7 +6,7 @@ NeurIPS).
 A relative bias alone cannot make attention universal; multiplying the probabilities by a learned Toeplitz matrix
 can. B is the T5 bias (t5.py, whose keys this encoding takes too), as in the paper's experiments. c_h has the
 2N - 1 entries of an N x N Toeplitz matrix (N = `max_length`), initialised to ones so training starts from plain
-T5; distances beyond N - 1 share the border entry, so longer inputs still decode. Rows of C ⊙ P need not sum to 1:
+T5 (the paper gives no other initialisation; public implementations of its Toeplitz term start at ones too); distances beyond N - 1 share the border entry, so longer inputs still decode. Rows of C ⊙ P need not sum to 1:
 that is the point. Needs the probabilities, so attention takes its explicit path.
 
 `toeplitz: exact` (the paper, default) has one entry per offset as above; `bucketed` shares entries within the
