@@ -111,7 +111,7 @@ def validate_data(cfg: DictConfig) -> None:
     positive_int(cfg, "data.tokenizer.vocab_size")
     one_of(cfg, "data.tokenizer.model_type", ("unigram", "bpe"))
     in_range(cfg, "data.tokenizer.character_coverage", 0.9, 1.0)
-    for key in ("train_min_words", "train_max_words", "train_limit", "valid_limit", "test_limit"):
+    for key in ("train_min_words", "train_max_words", "train_limit", "train_max_pairs", "valid_limit", "test_limit"):
         positive_int(cfg, f"data.{key}", optional=True)
     lo, hi = cfg.data.get("train_min_words"), cfg.data.get("train_max_words")
     if lo is not None and hi is not None and lo > hi:
