@@ -260,11 +260,19 @@ def validate_encoding(cfg: DictConfig) -> None:
         build()  # this encoding reads tensor values while it is built: build it for real
 
 
+def validate_eval(cfg: DictConfig) -> None:
+    from translate.data.test_sets import parse_test_sets  # it uses ConfigError from here
+
+    section(cfg, "eval")
+    parse_test_sets(_get(cfg, "eval.test_sets"))
+
+
 def validate_config(cfg: DictConfig) -> None:
     """Everything the trainer reads; raises ConfigError naming the first bad key."""
     require(cfg, "seed", is_int, "an integer")
     validate_model(cfg)
     validate_data(cfg)
+    validate_eval(cfg)
     validate_train(cfg)
     validate_decode(cfg)
     validate_encoding(cfg)

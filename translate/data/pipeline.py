@@ -6,7 +6,7 @@ import logging
 import os
 import random
 import shutil
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
@@ -16,6 +16,7 @@ from omegaconf import DictConfig
 from translate.data.cleaning import Pair, filter_lengths
 from translate.data.corpora import CorpusError, Splits
 from translate.data.locate import REPO_ROOT
+from translate.data.test_sets import TestSetSpec, test_set_pairs
 from translate.data.tokenizer import Tokenizer, train_tokenizer
 
 log = logging.getLogger(__name__)
@@ -41,6 +42,7 @@ class TokenizedSplit:
 class PreparedData:
     tokenizer: Tokenizer
     splits: dict[str, TokenizedSplit]
+    test_sets: dict[str, TokenizedSplit] = field(default_factory=dict)  # eval.test_sets by name, primary first
 
 
 def cache_dir(cfg: DictConfig) -> Path:
@@ -121,13 +123,20 @@ def tokenize_split(pairs: list[Pair], tokenizer: Tokenizer, root: Path, key_pref
     return TokenizedSplit(pairs, src, tgt)
 
 
-def prepare_data(cfg: DictConfig, tokenizer: Optional[Tokenizer] = None) -> PreparedData:
-    """Everything the trainer needs from `cfg.data`. Pass `tokenizer` to reuse a checkpoint's model."""
+def prepare_data(cfg: DictConfig, tokenizer: Optional[Tokenizer] = None,
+                 test_sets: Optional[list[TestSetSpec]] = None) -> PreparedData:
+    """Everything the trainer needs from `cfg.data`. Pass `tokenizer` to reuse a checkpoint's model, and
+    `test_sets` (parsed eval.test_sets) for the final evaluation; default: the corpus's test split, named test."""
     corpus = read_corpus(cfg)
     splits = finish_splits(corpus, cfg)
     root = cache_dir(cfg)
     if tokenizer is None:
         tok = cfg.tokenizer
-        tokenizer = train_tokenizer(tokenizer_pairs(corpus, cfg), root, tok.vocab_size, tok.model_type, tok.character_coverage)
+        tokenizer = train_tokenizer(tokenizer_pairs(corpus, cfg), root, tok.vocab_size, tok.model_type,
+                                    tok.character_coverage)
     tokenized = {name: tokenize_split(getattr(splits, name), tokenizer, root, name) for name in SPLITS}
-    return PreparedData(tokenizer, tokenized)
+    tested = {}
+    for spec in test_sets or [TestSetSpec("test", split="test")]:
+        pairs = test_set_pairs(spec, corpus, cfg.get("test_limit"))
+        tested[spec.name] = tokenize_split(pairs, tokenizer, root, "test")  # keyed by texts: the same split is shared
+    return PreparedData(tokenizer, tokenized, tested)

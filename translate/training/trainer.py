@@ -82,7 +82,7 @@ class Trainer:
         if cfg.train.compile:
             self.model.compile()  # in place: parameter names, checkpoints and decoding stay as they are
         self.train_model = distributed.wrap_model(self.model, runtime)  # what training steps run through
-        check_data_fits(self.model.encoding, data.splits, cfg.decode)
+        check_data_fits(self.model.encoding, {**data.splits, **data.test_sets}, cfg.decode)
         self.optimizer = torch.optim.AdamW(self.model.parameters(), lr=cfg.train.lr, betas=tuple(cfg.train.betas),
                                            weight_decay=cfg.train.weight_decay,
                                            fused=runtime.fused_adamw or None)
