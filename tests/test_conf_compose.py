@@ -12,7 +12,7 @@ from translate.config import ConfigError, validate_config
 from translate.encodings.base import PositionalEncoding
 from translate.model.builder import build_encoding, build_model
 
-GROUPS = ("data", "model", "encoding", "ablation", "train", "decode", "report")
+GROUPS = ("data", "model", "encoding", "ablation", "train", "decode", "report", "eval")
 
 
 def options(group: str) -> list[str]:
@@ -45,7 +45,12 @@ def test_every_encoding_has_a_name_matching_its_file():
 
 def test_evaluate_config_composes():
     cfg = make_config("checkpoint=/x/best.pt", "decode=beam", config_name="evaluate")
-    assert cfg.decode.beam_size == 4 and cfg.split == "test"
+    assert cfg.decode.beam_size == 4 and cfg.test_sets is None
+
+
+def test_the_test_sets_follow_the_corpus():
+    assert [s.name for s in make_config().eval.test_sets] == ["test", "multi30k_flickr2016"]
+    assert [s.name for s in make_config("data=multi30k").eval.test_sets] == ["test"]
 
 
 def test_an_unknown_option_lists_the_allowed_ones():

@@ -55,6 +55,8 @@ CASES = [
     ("decode.max_length_extra=0", "decode.max_length_extra=0 is not allowed: expected an integer >= 1"),
     ("data.tokenizer.vocab_size=8", "data.tokenizer.vocab_size=8 is too small: expected >= 16"),
     ("data.train_limit=-1", "data.train_limit=-1 is not allowed: expected an integer >= 1"),
+    ("data.train_max_pairs=0", "data.train_max_pairs=0 is not allowed: expected an integer >= 1"),
+    ("data.train_max_pairs=1.5", "data.train_max_pairs=1.5 is not allowed: expected an integer >= 1"),
     ("data.corpus.valid_size=0", "data.corpus.valid_size=0 is not allowed: expected an integer >= 1"),
     ("data.corpus.split_seed=x", "data.corpus.split_seed='x' is not allowed: expected an integer"),
     ("data.corpus._target_=nowhere.Corpus", "data.corpus._target_='nowhere.Corpus' is not allowed: expected an "

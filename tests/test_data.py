@@ -10,7 +10,8 @@ import pytest
 from translate.data import locate
 from translate.data.batching import collate, make_batches, padding_fraction
 from translate.data.cleaning import DropCounts, Pair, clean_pairs, normalise
-from translate.data.corpora import CorpusError, HuggingFace, Multi30k, Tatoeba, split_by_english
+from translate.data.corpora import (CorpusError, HuggingFace, Multi30k, Tatoeba, sentence_components,
+                                    split_by_component)
 from translate.data.locate import CorpusNotFound, RemoteFile, locate_corpus
 from translate.data.tokenizer import cached_model_path, train_tokenizer
 
@@ -46,21 +47,43 @@ def test_normalise_is_nfc_and_keeps_case_and_punctuation():
     assert normalise("  Cafe\u0301  au   lait ! ") == "Caf\u00e9 au lait !"
 
 
-def test_splits_share_no_english_sentence_and_are_deterministic():
-    pairs = [Pair(f"fr {i} {j}", f"en {i}") for i in range(300) for j in range(1 + i % 3)]
-    a = split_by_english(pairs, valid_size=20, test_size=30, seed=7)
-    b = split_by_english(pairs, valid_size=20, test_size=30, seed=7)
-    english = [{p.en for p in s} for s in (a.train, a.valid, a.test)]
-    assert not (english[0] & english[1]) and not (english[0] & english[2]) and not (english[1] & english[2])
-    assert len(english[1]) == 20 and len(english[2]) == 30
+def assert_no_sentence_in_two_splits(splits) -> None:
+    for side in ("en", "fr"):
+        sets = [{getattr(p, side) for p in s} for s in (splits.train, splits.valid, splits.test)]
+        assert not (sets[0] & sets[1]) and not (sets[0] & sets[2]) and not (sets[1] & sets[2]), side
+
+
+def chains(n: int, length: int) -> list[Pair]:
+    """n chains en0-fr0-en1-fr1-...: each English sentence shares a French one with the next English one."""
+    pairs = []
+    for c in range(n):
+        for k in range(length):
+            pairs.append(Pair(f"fr {c}.{k}", f"en {c}.{k}"))
+            pairs.append(Pair(f"fr {c}.{k}", f"en {c}.{k + 1}"))  # links en k and en k+1 through fr k
+    return pairs
+
+
+def test_a_chain_is_one_component_and_never_crosses_splits():
+    pairs = chains(40, 3) + [Pair(f"solo fr {i}", f"solo en {i}") for i in range(200)]
+    assert sorted(len(c) for c in sentence_components(chains(2, 3))) == [6, 6]
+    splits = split_by_component(pairs, valid_size=20, test_size=30, seed=7)
+    assert_no_sentence_in_two_splits(splits)
+    assert len({p.en for p in splits.valid}) == 20 and len({p.en for p in splits.test}) == 30
+    assert sorted(splits.train + splits.valid + splits.test, key=pairs.index) == pairs
+    assert any(p.en.startswith("en ") for p in splits.test)  # chains (4 English sentences each) do reach test
+
+
+def test_the_component_split_is_deterministic_by_seed():
+    pairs = chains(30, 2) + [Pair(f"fr {i} {j}", f"en {i}") for i in range(300) for j in range(1 + i % 3)]
+    a, b = (split_by_component(pairs, 20, 30, seed=7) for _ in range(2))
     assert a == b
-    assert len(a.train) + len(a.valid) + len(a.test) == len(pairs)
+    assert split_by_component(pairs, 20, 30, seed=8).test != a.test
 
 
-def test_real_tatoeba_splits_default_sizes():
+def test_real_tatoeba_splits_share_no_english_and_no_french_sentence():
     splits = Tatoeba().load(str(SHARED / "tatoeba"))
     assert len({p.en for p in splits.valid}) == 1000 and len({p.en for p in splits.test}) == 2000
-    assert not ({p.en for p in splits.train} & {p.en for p in splits.test})
+    assert_no_sentence_in_two_splits(splits)
     assert len(splits.train) > 130_000
 
 

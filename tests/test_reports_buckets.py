@@ -15,9 +15,9 @@ from translate.reports.settings import ReportSettings
 def test_default_buckets_at_their_edges():
     settings = ReportSettings.from_config(make_config())
     buckets = make_buckets(settings.edges, settings.quantiles, [])
-    assert [b.name for b in buckets] == ["1-5", "6-10", "11-15", "16-20", "21+"]
-    lengths = [1, 5, 6, 10, 11, 15, 16, 20, 21, 300]
-    assert assign(lengths, buckets) == [0, 0, 1, 1, 2, 2, 3, 3, 4, 4]
+    assert [b.name for b in buckets] == ["1-5", "6-10", "11-15", "16-20", "21-30", "31-45", "46-60", "61+"]
+    lengths = [1, 5, 6, 10, 11, 15, 16, 20, 21, 30, 31, 45, 46, 60, 61, 300]
+    assert assign(lengths, buckets) == [0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7]
 
 
 def test_custom_edges_and_single_length_names():
@@ -65,4 +65,4 @@ def test_bad_report_settings_name_key_and_allowed(override, key):
 
 def test_evaluate_config_has_the_report_group():
     settings = ReportSettings.from_config(make_config("checkpoint=x.pt", config_name="evaluate"))
-    assert settings.bucket_by == "source_words" and settings.edges == (5, 10, 15, 20)
+    assert settings.bucket_by == "source_words" and settings.edges == (5, 10, 15, 20, 30, 45, 60)

@@ -17,13 +17,18 @@ def tags(folder) -> dict:
     return events.Tags()
 
 
+TEST_SETS = ("{name:test,split:test},{name:flickr,src:multi30k/test_2016_flickr.fr.gz,"
+             "ref:multi30k/test_2016_flickr.en.gz},{name:long_concat,long_concat_from:test}")
+
+
 @pytest.fixture(scope="module")
 def trained(tmp_path_factory, cache_dir):
     from conftest import TINY_RUN
 
     run_dir = tmp_path_factory.mktemp("run")
     cfg = make_config(*TINY_RUN, f"data.cache_dir={cache_dir}", "data.train_max_words=3", "report.edges=[3,5]",
-                      "report.bootstrap_samples=100", "train.max_steps=12", "train.valid_every=6")
+                      "report.bootstrap_samples=100", "train.max_steps=12", "train.valid_every=6",
+                      f"eval.test_sets=[{TEST_SETS}]")
     return run(cfg, run_dir), run_dir
 
 
@@ -42,25 +47,58 @@ def test_training_writes_scores_by_length_beyond_the_training_lengths(trained):
     assert "data.train_max_words=3" in (run_dir / "by_length.md").read_text()
 
     found = tags(run_dir / "tb")
-    assert {"bleu_by_length/1-3", "chrf_by_length/6+", "diagonal_share_by_length/4-5",
-            "attention_entropy_by_length/1-3"} <= set(found["scalars"])
-    assert {"by_length/bar_chart", "attention/cross/fixed/0", "attention/cross_heads/fixed/1",
+    assert {"test/bleu_by_length/1-3", "test/chrf_by_length/6+", "test/diagonal_share_by_length/4-5",
+            "test/attention_entropy_by_length/1-3", "test/bleu", "flickr/bleu", "long_concat/chrf",
+            "long_concat/bleu_by_length/6+", "flickr/bleu_by_length/6+"} <= set(found["scalars"])
+    assert {"test/by_length/bar_chart", "long_concat/by_length/bar_chart", "by_length/bleu_curve",
+            "attention/cross/fixed/0", "attention/cross_heads/fixed/1",
             "attention/encoder_self/fixed/0", "attention/decoder_self/fixed/0", "encoding/table",
             "encoding/cosine_similarity", "encoding/dimension_variance"} <= set(found["images"])
     assert any(tag.startswith("attention/cross/6+/test") for tag in found["images"])
 
 
 @pytest.mark.slow
+def test_every_test_set_gets_its_own_scores_keyed_by_name(trained):
+    metrics, run_dir = trained
+    saved = json.loads((run_dir / "metrics.json").read_text())
+    assert list(saved["test_sets"]) == ["test", "flickr", "long_concat"]
+    assert saved["test_set"] == "test" and saved["split"] == "test"
+    for key in ("bleu", "chrf", "sentences", "by_length"):  # the primary's scores stay at the top level
+        assert saved[key] == saved["test_sets"]["test"][key]
+    assert saved["test_sets"]["flickr"]["source"].startswith("files multi30k/test_2016_flickr")
+    for name, scores in saved["test_sets"].items():
+        assert scores["sentences"] == 100  # data.test_limit cuts every test set
+        assert len((run_dir / f"{name}.hyp.txt").read_text().splitlines()) == 100
+        assert sum(b["sentences"] for b in scores["by_length"]["buckets"]) == 100
+    long_buckets = saved["test_sets"]["long_concat"]["by_length"]["buckets"]
+    assert [b["sentences"] for b in long_buckets] == [0, 0, 100]  # every piece-join has 11+ French words
+    assert (run_dir / "by_length.long_concat.md").exists() and (run_dir / "by_length.flickr.md").exists()
+
+
+@pytest.mark.slow
 def test_standalone_evaluation_reports_into_its_own_folder(trained, tmp_path):
     _, run_dir = trained
-    cfg = make_config(f"checkpoint={run_dir / 'best.pt'}", f"output_dir={tmp_path}", "report.quantiles=3",
+    cfg = make_config(f"checkpoint={run_dir / 'best.pt'}", f"output_dir={tmp_path}", "report.quantiles=2",
                       "report.bootstrap_samples=50", "report.probes_per_bucket=0", config_name="evaluate")
     metrics, out = evaluate(cfg)
     assert out == tmp_path
     buckets = metrics["by_length"]["buckets"]
-    assert len(buckets) == 3 and sum(b["sentences"] for b in buckets) == metrics["sentences"]
+    assert len(buckets) == 2 and sum(b["sentences"] for b in buckets) == metrics["sentences"]
     assert json.loads((out / "metrics.json").read_text())["by_length"] == metrics["by_length"]
     assert (out / "by_length.md").exists()
     found = tags(out / "tb")
-    assert {f"bleu_by_length/{b['bucket']}" for b in buckets} <= set(found["scalars"])
-    assert {"by_length/bar_chart", "attention/cross/fixed/0", "encoding/table"} <= set(found["images"])
+    assert list(metrics["test_sets"]) == ["test", "flickr", "long_concat"]  # the checkpoint's eval.test_sets
+    assert {f"test/bleu_by_length/{b['bucket']}" for b in buckets} <= set(found["scalars"])
+    assert {"test/by_length/bar_chart", "by_length/bleu_curve", "attention/cross/fixed/0",
+            "encoding/table"} <= set(found["images"])
+
+
+@pytest.mark.slow
+def test_standalone_evaluation_takes_test_sets_of_its_own(trained, tmp_path):
+    _, run_dir = trained
+    cfg = make_config(f"checkpoint={run_dir / 'best.pt'}", "test_sets=[{name:valid,split:valid}]",
+                      "report.bootstrap_samples=0", "report.images=[]", config_name="evaluate")
+    metrics, out = evaluate(cfg)
+    assert out == run_dir / "eval-valid-beam1"
+    assert list(metrics["test_sets"]) == ["valid"] and metrics["split"] == "valid"
+    assert (out / "valid.hyp.txt").exists()

@@ -5,7 +5,8 @@ import pytest
 from conftest import TINY_RUN, make_config
 
 from translate.config import ConfigError
-from translate.data.pipeline import load_splits
+from translate.data.corpora import CorpusError
+from translate.data.pipeline import load_splits, prepare_data
 from translate.evaluate import evaluate
 from translate.training.device import make_runtime
 from translate.training.trainer import Trainer
@@ -28,6 +29,26 @@ def test_length_filters_apply_to_train_only(cache_dir):
 def test_only_a_maximum_keeps_every_shorter_length(cache_dir):
     splits = load_splits(make_config(*TINY_RUN, f"data.cache_dir={cache_dir}", "data.train_max_words=4").data)
     assert french_words(splits.train) == {1, 2, 3, 4}
+
+
+def test_train_max_pairs_draws_a_fixed_subsample_after_the_length_filter(cache_dir):
+    overrides = (*TINY_RUN, f"data.cache_dir={cache_dir}", "data.train_max_words=6")
+    filtered = load_splits(make_config(*overrides).data).train
+    drawn = load_splits(make_config(*overrides, "data.train_max_pairs=300").data).train
+    again = load_splits(make_config(*overrides, "data.train_max_pairs=300", "seed=2").data).train
+    assert len(drawn) == 300 and drawn == again
+    assert drawn == [p for p in filtered if p in set(drawn)]  # a subset, in corpus order
+    assert drawn != filtered[:300]  # drawn at random, not the first pairs
+    with pytest.raises(CorpusError, match=rf"data.train_max_pairs=5000 is more than the {len(filtered)} training"):
+        load_splits(make_config(*overrides, "data.train_max_pairs=5000").data)
+
+
+def test_one_tokenizer_for_every_length_filter_and_subsample(cache_dir):
+    base = (*TINY_RUN, f"data.cache_dir={cache_dir}", "data.train_limit=1000", "data.tokenizer.vocab_size=300")
+    short = prepare_data(make_config(*base, "data.train_max_words=5").data)
+    long = prepare_data(make_config(*base, "data.train_min_words=8", "data.train_max_pairs=50").data)
+    assert len(long.splits["train"]) == 50 and max(french_words(short.splits["train"].pairs)) <= 5
+    assert short.tokenizer.model_proto == long.tokenizer.model_proto
 
 
 def test_learned_table_too_short_for_the_test_split_is_refused_at_start(tiny_data, tmp_path):

@@ -50,11 +50,11 @@ def test_report_writes_scalars_images_and_tables(tiny_data, translator, tmp_path
     scalars, images = events.Tags()["scalars"], events.Tags()["images"]
     for row in report["buckets"]:
         for key in ("bleu", "chrf", "diagonal_share", "attention_entropy"):
-            tag = f"{key}_by_length/{row['bucket']}"
+            tag = f"test/{key}_by_length/{row['bucket']}"
             assert tag in scalars
             assert events.Scalars(tag)[0].step == 7
             assert events.Scalars(tag)[0].value == pytest.approx(row[key], abs=1e-4)
-    assert "by_length/bar_chart" in images
+    assert "test/by_length/bar_chart" in images
     probes = ["fixed/0", "fixed/1"] + [f"{b['bucket']}/test{i}" for b, i in
                                        zip(report["buckets"], first_of_each_bucket(split))]
     for label in probes:

@@ -84,7 +84,7 @@ def test_a_tiny_model_overfits_200_real_pairs(tmp_path, cache_dir):
         "train.warmup_steps=50", "train.label_smoothing=0.0", "train.valid_every=300", "train.log_every=50",
         "train.save_every=300", "train.max_minutes=null", "train.num_threads=1")
     run(cfg, tmp_path / "run")
-    metrics, _ = evaluate(make_config(f"checkpoint={tmp_path / 'run' / 'last.pt'}", "split=train",
+    metrics, _ = evaluate(make_config(f"checkpoint={tmp_path / 'run' / 'last.pt'}", "test_sets=[{name:train,split:train}]",
                                       f"output_dir={tmp_path / 'eval'}", config_name="evaluate"))
     assert metrics["sentences"] == 200
     assert metrics["bleu"] > 90, metrics

@@ -111,7 +111,7 @@ def validate_data(cfg: DictConfig) -> None:
     positive_int(cfg, "data.tokenizer.vocab_size")
     one_of(cfg, "data.tokenizer.model_type", ("unigram", "bpe"))
     in_range(cfg, "data.tokenizer.character_coverage", 0.9, 1.0)
-    for key in ("train_min_words", "train_max_words", "train_limit", "valid_limit", "test_limit"):
+    for key in ("train_min_words", "train_max_words", "train_limit", "train_max_pairs", "valid_limit", "test_limit"):
         positive_int(cfg, f"data.{key}", optional=True)
     lo, hi = cfg.data.get("train_min_words"), cfg.data.get("train_max_words")
     if lo is not None and hi is not None and lo > hi:
@@ -264,11 +264,19 @@ def validate_encoding(cfg: DictConfig) -> None:
         build()  # this encoding reads tensor values while it is built: build it for real
 
 
+def validate_eval(cfg: DictConfig) -> None:
+    from translate.data.test_sets import parse_test_sets  # it uses ConfigError from here
+
+    section(cfg, "eval")
+    parse_test_sets(_get(cfg, "eval.test_sets"))
+
+
 def validate_config(cfg: DictConfig) -> None:
     """Everything the trainer reads; raises ConfigError naming the first bad key."""
     require(cfg, "seed", is_int, "an integer")
     validate_model(cfg)
     validate_data(cfg)
+    validate_eval(cfg)
     validate_train(cfg)
     validate_decode(cfg)
     validate_encoding(cfg)

@@ -1,57 +1,76 @@
-"""`python -m translate.evaluate checkpoint=PATH`: translate a split with a checkpoint and score it.
+"""`python -m translate.evaluate checkpoint=PATH [test_sets=[...]]`: translate test sets with a checkpoint, score them.
 
-Writes metrics.json (BLEU and chrF with sacreBLEU signatures, sentence count, scores by length) and <split>.hyp.txt,
-by_length.md, and a TensorBoard folder tb/ of its own (scores by length, attention maps, encoding pictures).
+The test sets are the checkpoint's eval.test_sets unless `test_sets` is given (same entries; see
+translate/data/test_sets.py). Writes metrics.json (laid out as in translate/reports/test_set_reports.py), a
+<name>.hyp.txt per test set, by_length tables, and a TensorBoard folder tb/ of its own (scores by length, the BLEU
+curve, attention maps, encoding pictures).
 """
 from __future__ import annotations
 
+import json
 import logging
 import sys
 from pathlib import Path
 
 import hydra
 from omegaconf import DictConfig
+from torch.utils.tensorboard import SummaryWriter
 
 from translate.checkpoints import load_model
 from translate.config import ConfigError, check_data_fits, validate_decode
 from translate.data.pipeline import prepare_data
 from translate.decoding.translator import DecodeSettings, Translator
-from translate.evaluation.evaluate_split import score_split, write_results
-from translate.reports.report_split import report_checkpoint, training_lengths_note
+from translate.data.test_sets import TestSetSpec, parse_test_sets
+from translate.reports.report_split import log_pictures, probes_for, training_lengths, training_lengths_note
 from translate.reports.settings import ReportSettings
-from translate.training.checkpoint import CheckpointError
+from translate.reports.test_set_reports import score_test_sets
+from translate.training.checkpoint import CheckpointError, atomic_write_text
 from translate.training.device import pick_device
 
 log = logging.getLogger("translate.evaluate")
 CONF_DIR = str(Path(__file__).resolve().parents[1] / "conf")
 
 
-def output_dir(cfg: DictConfig) -> Path:
+def test_set_specs(cfg: DictConfig, run_config: DictConfig) -> list[TestSetSpec]:
+    """`test_sets` if given, else the checkpoint's eval.test_sets (before they existed: its test split)."""
+    if cfg.test_sets is not None:
+        return parse_test_sets(cfg.test_sets, "test_sets")
+    run_eval = run_config.get("eval")
+    if run_eval is None:
+        return [TestSetSpec("test", split="test")]
+    return parse_test_sets(run_eval.test_sets, "eval.test_sets (of the checkpoint's config)")
+
+
+def output_dir(cfg: DictConfig, primary: str) -> Path:
     if cfg.output_dir:
         return Path(cfg.output_dir)
-    return Path(cfg.checkpoint).parent / f"eval-{cfg.split}-beam{cfg.decode.beam_size}"
+    return Path(cfg.checkpoint).parent / f"eval-{primary}-beam{cfg.decode.beam_size}"
 
 
 def evaluate(cfg: DictConfig) -> tuple[dict, Path]:
     validate_decode(cfg)
     report_settings = ReportSettings.from_config(cfg)
-    if cfg.split not in ("train", "valid", "test"):
-        raise ConfigError(f"split={cfg.split!r} is not allowed: expected one of ['train', 'valid', 'test']")
     device = pick_device(cfg.device)
     loaded = load_model(cfg.checkpoint, device)
+    specs = test_set_specs(cfg, loaded.config)
     data_cfg = loaded.config.data
     if cfg.data_path:
         data_cfg.path = cfg.data_path
-    data = prepare_data(data_cfg, tokenizer=loaded.tokenizer)
-    check_data_fits(loaded.model.encoding, {cfg.split: data.splits[cfg.split]}, cfg.decode)  # e.g. a learned table
+    data = prepare_data(data_cfg, tokenizer=loaded.tokenizer, test_sets=specs)
+    check_data_fits(loaded.model.encoding, data.test_sets, cfg.decode)  # e.g. a learned table
     translator = Translator(loaded.model, loaded.tokenizer, DecodeSettings.from_config(cfg.decode), device)
-    metrics, hyps = score_split(translator, data.splits[cfg.split])
-    metrics.update(split=cfg.split, checkpoint=str(cfg.checkpoint), step=loaded.step,
-                   beam_size=cfg.decode.beam_size)
-    out = output_dir(cfg)
-    metrics["by_length"] = report_checkpoint(report_settings, translator, data.splits[cfg.split], hyps, out,
-                                             loaded.step, training_lengths_note(data_cfg))
-    write_results(out, cfg.split, metrics, hyps)
+    out = output_dir(cfg, specs[0].name)
+    writer = SummaryWriter(str(out / "tb"))  # a TensorBoard folder of its own
+    try:
+        metrics = score_test_sets(report_settings, translator, specs, data.test_sets, out, writer, loaded.step,
+                                  training_lengths(data_cfg), training_lengths_note(data_cfg))
+        primary = data.test_sets[specs[0].name]
+        log_pictures(report_settings, translator, probes_for(report_settings, translator, primary), writer,
+                     loaded.step, encoding=True)
+    finally:
+        writer.close()
+    metrics.update(checkpoint=str(cfg.checkpoint), step=loaded.step, beam_size=cfg.decode.beam_size)
+    atomic_write_text(out / "metrics.json", json.dumps(metrics, indent=2, ensure_ascii=False) + "\n")
     return metrics, out
 
 
@@ -62,7 +81,8 @@ def main(cfg: DictConfig) -> None:
     except (ConfigError, CheckpointError, ValueError, FileNotFoundError) as error:
         print(f"error: {error}", file=sys.stderr)
         sys.exit(2)
-    print(f"{cfg.split} BLEU {metrics['bleu']:.2f}  chrF {metrics['chrf']:.2f}  ({metrics['sentences']} sentences)")
+    for name, scores in metrics["test_sets"].items():
+        print(f"{name} BLEU {scores['bleu']:.2f}  chrF {scores['chrf']:.2f}  ({scores['sentences']} sentences)")
     print(f"written: {out / 'metrics.json'}")
 
 

@@ -1,4 +1,4 @@
-"""`python -m translate.train [overrides]`: train, then evaluate on the test split.
+"""`python -m translate.train [overrides]`: train, then evaluate on every test set of eval.test_sets.
 
 Examples:
     python -m translate.train encoding=rope model=small
@@ -7,6 +7,7 @@ Examples:
 """
 from __future__ import annotations
 
+import json
 import logging
 import os
 import sys
@@ -19,10 +20,11 @@ from omegaconf import DictConfig, OmegaConf
 
 from translate.config import ConfigError, validate_config
 from translate.data.pipeline import prepare_data
-from translate.evaluation.evaluate_split import score_split, write_results
+from translate.data.test_sets import parse_test_sets
 from translate.reports.callback import LengthReport
-from translate.reports.report_split import report_split, training_lengths_note
+from translate.reports.report_split import training_lengths, training_lengths_note
 from translate.reports.settings import ReportSettings
+from translate.reports.test_set_reports import score_test_sets
 from translate.training.checkpoint import (CheckpointError, WriteError, atomic_write_text, check_writable,
                                            load_checkpoint, newest_valid_checkpoint, remove_partial_writes)
 from translate.training.device import make_runtime
@@ -61,7 +63,8 @@ def run(cfg: DictConfig, run_dir: Path) -> dict:
         torch.set_num_threads(cfg.train.num_threads)
     runtime = make_runtime(cfg.train.device, cfg.train.precision)
     atomic_write_text(run_dir / "config.yaml", OmegaConf.to_yaml(cfg, resolve=True))  # fails early if not writable
-    data = prepare_data(cfg.data)
+    specs = parse_test_sets(cfg.eval.test_sets)
+    data = prepare_data(cfg.data, test_sets=specs)
     trainer = Trainer(cfg, data, runtime, run_dir, make_callbacks(cfg))
     checkpoint = resume_from(cfg.train.resume, run_dir)
     if checkpoint:
@@ -70,20 +73,17 @@ def run(cfg: DictConfig, run_dir: Path) -> dict:
     best = run_dir / "best.pt"
     if best.exists():  # test the checkpoint chosen on valid BLEU
         trainer.model.load_state_dict(load_checkpoint(best)["model"])
-    metrics, hyps = score_split(trainer.translator, data.splits["test"])
-    metrics.update(split="test", corpus=cfg.data.name, encoding=cfg.encoding.name, ablation=cfg.ablation.name,
+    metrics = score_test_sets(  # files, TensorBoard scalars and figures: on the main rank only
+        ReportSettings.from_config(cfg), trainer.translator, specs, data.test_sets, run_dir if runtime.is_main
+        else None, trainer.writer, trainer.progress.step, training_lengths(cfg.data), training_lengths_note(cfg.data))
+    metrics.update(corpus=cfg.data.name, encoding=cfg.encoding.name, ablation=cfg.ablation.name,
                    model=cfg.model.name, steps=trainer.progress.step, train_minutes=round(
                        trainer.progress.train_seconds / 60, 2), target_tokens_per_s=round(
                        trainer.tokens_per_second(), 1), parameters=sum(p.numel() for p in trainer.model.parameters()),
                    checkpoint=str(best if best.exists() else run_dir / "last.pt"))
-    metrics["by_length"] = report_split(  # by_length.md, TensorBoard scalars and chart: on the main rank only
-        ReportSettings.from_config(cfg), trainer.translator, data.splits["test"], hyps,
-        run_dir if runtime.is_main else None, trainer.writer, trainer.progress.step, training_lengths_note(cfg.data))
     if runtime.is_main:
-        write_results(run_dir, "test", metrics, hyps)
+        atomic_write_text(run_dir / "metrics.json", json.dumps(metrics, indent=2, ensure_ascii=False) + "\n")
         if trainer.writer:
-            trainer.writer.add_scalar("test/bleu", metrics["bleu"], trainer.progress.step)
-            trainer.writer.add_scalar("test/chrf", metrics["chrf"], trainer.progress.step)
             trainer.writer.close()
     return metrics
 

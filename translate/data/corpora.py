@@ -37,22 +37,58 @@ class Splits:
                                   f"data.max_words and the split sizes.")
 
 
-def split_by_english(pairs: list[Pair], valid_size: int, test_size: int, seed: int) -> Splits:
-    """Split so that no English sentence appears in two splits (Tatoeba has several French per English).
+def sentence_components(pairs: list[Pair]) -> list[list[int]]:
+    """Indices of `pairs` grouped by connected component of the bipartite English-French sentence graph (a pair is
+    an edge): a chain en1-fr1-en2-fr2 is one component. Components are ordered by their first pair."""
+    parent: dict[tuple[str, str], tuple[str, str]] = {}
 
-    Deterministic: unique English sentences are sorted, then shuffled by `seed`.
-    """
-    english = sorted({p.en for p in pairs})
-    if valid_size + test_size >= len(english):
-        raise CorpusError(f"data.corpus.valid_size + test_size = {valid_size + test_size} must be below the number "
-                          f"of distinct English sentences ({len(english)})")
-    random.Random(seed).shuffle(english)
-    valid_en = set(english[:valid_size])
-    test_en = set(english[valid_size:valid_size + test_size])
-    splits = Splits([], [], [])
+    def root(node: tuple[str, str]) -> tuple[str, str]:
+        while parent.setdefault(node, node) != node:
+            parent[node] = parent[parent[node]]  # path halving keeps the trees shallow
+            node = parent[node]
+        return node
+
     for p in pairs:
-        (splits.valid if p.en in valid_en else splits.test if p.en in test_en else splits.train).append(p)
-    return splits
+        a, b = root(("en", p.en)), root(("fr", p.fr))
+        if a != b:
+            parent[a] = b
+    members: dict[tuple[str, str], list[int]] = {}
+    for i, p in enumerate(pairs):
+        members.setdefault(root(("en", p.en)), []).append(i)
+    return list(members.values())
+
+
+def split_by_component(pairs: list[Pair], valid_size: int, test_size: int, seed: int) -> Splits:
+    """Split whole components of the English-French sentence graph, so that no English and no French sentence
+    appears in two splits (Tatoeba has several French per English and several English per French).
+
+    Sizes are counted in distinct English sentences, as before this split existed: valid and test each get whole
+    components, drawn in a seeded random order, while they fit in the remaining count (components are small:
+    at most 21 English sentences in the 2017 release), so each ends within a component of its size. Deterministic:
+    components are sorted by their sorted English sentences before the seeded shuffle.
+    """
+    components = sentence_components(pairs)
+    english = [sorted({pairs[i].en for i in c}) for c in components]
+    total = sum(len(e) for e in english)
+    if valid_size + test_size >= total:
+        raise CorpusError(f"data.corpus.valid_size + test_size = {valid_size + test_size} must be below the number "
+                          f"of distinct English sentences ({total})")
+    order = sorted(range(len(components)), key=lambda k: english[k])
+    random.Random(seed).shuffle(order)
+    room = {"valid": valid_size, "test": test_size}
+    chosen: dict[int, str] = {}
+    for k in order:
+        split = next((name for name, left in room.items() if len(english[k]) <= left), None)
+        if split is not None:
+            chosen[k] = split
+            room[split] -= len(english[k])
+        if not any(room.values()):
+            break
+    indices: dict[str, list[int]] = {"train": [], "valid": [], "test": []}
+    for k, component in enumerate(components):
+        indices[chosen.get(k, "train")].extend(component)
+    # corpus order inside each split, as before
+    return Splits(*([pairs[i] for i in sorted(indices[name])] for name in ("train", "valid", "test")))
 
 
 class Tatoeba:
@@ -103,7 +139,7 @@ class Tatoeba:
         if not pairs:
             raise CorpusError(f"{path}: the corpus is empty after filtering (dropped: {dict(drops.reasons)}); "
                               f"check the file and data.corpus.max_words={self.max_words}")
-        splits = split_by_english(pairs, self.valid_size, self.test_size, self.split_seed)
+        splits = split_by_component(pairs, self.valid_size, self.test_size, self.split_seed)
         splits.check_not_empty(self.name)
         return splits
 

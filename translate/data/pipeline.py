@@ -4,8 +4,9 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
+import random
 import shutil
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
@@ -15,10 +16,12 @@ from omegaconf import DictConfig
 from translate.data.cleaning import Pair, filter_lengths
 from translate.data.corpora import CorpusError, Splits
 from translate.data.locate import REPO_ROOT
+from translate.data.test_sets import TestSetSpec, test_set_pairs
 from translate.data.tokenizer import Tokenizer, train_tokenizer
 
 log = logging.getLogger(__name__)
 SPLITS = ("train", "valid", "test")
+TRAIN_SAMPLE_SEED = 1  # data.train_max_pairs draws the same pairs for every run
 
 
 @dataclass
@@ -39,30 +42,61 @@ class TokenizedSplit:
 class PreparedData:
     tokenizer: Tokenizer
     splits: dict[str, TokenizedSplit]
+    test_sets: dict[str, TokenizedSplit] = field(default_factory=dict)  # eval.test_sets by name, primary first
 
 
 def cache_dir(cfg: DictConfig) -> Path:
     return Path(cfg.get("cache_dir") or os.environ.get("TRANSLATE_CACHE_DIR") or REPO_ROOT / "data" / "cache")
 
 
-def load_splits(cfg: DictConfig) -> Splits:
-    """Read the corpus named by cfg.corpus and apply the train-only filters (length, slice)."""
-    corpus = instantiate(cfg.corpus)
-    splits = corpus.load(cfg.get("path"))
-    train = filter_lengths(splits.train, cfg.get("train_min_words"), cfg.get("train_max_words"))
+def read_corpus(cfg: DictConfig) -> Splits:
+    """The corpus named by cfg.corpus, unfiltered."""
+    return instantiate(cfg.corpus).load(cfg.get("path"))
+
+
+def tokenizer_pairs(corpus: Splits, cfg: DictConfig) -> list[Pair]:
+    """What SentencePiece learns from: the train split whatever the length filters and `train_max_pairs`, so that
+    runs filtered differently share one tokenizer; only `train_limit` (a size cut for quick runs) applies."""
+    return corpus.train[: cfg.get("train_limit") or None]
+
+
+def subsample(pairs: list[Pair], max_pairs: Optional[int]) -> list[Pair]:
+    """At most `max_pairs` pairs drawn at random with a fixed seed (the same pairs for every run seed, so that seeds
+    vary only the training), kept in corpus order."""
+    if max_pairs is None:
+        return pairs
+    if max_pairs > len(pairs):
+        raise CorpusError(f"data.train_max_pairs={max_pairs} is more than the {len(pairs)} training pairs left after "
+                          f"the length filters; allowed: null or at most {len(pairs)}")
+    keep = sorted(random.Random(TRAIN_SAMPLE_SEED).sample(range(len(pairs)), max_pairs))
+    return [pairs[i] for i in keep]
+
+
+def training_pairs(train: list[Pair], cfg: DictConfig) -> list[Pair]:
+    """The train-only filters: French length (train_min_words..train_max_words), the first `train_limit` of those,
+    then `train_max_pairs` drawn at random."""
+    kept = filter_lengths(train, cfg.get("train_min_words"), cfg.get("train_max_words"))
     if cfg.get("train_limit"):
-        train = train[: cfg.train_limit]
-    if not train:
+        kept = kept[: cfg.train_limit]
+    if not kept:
         raise CorpusError(f"no training pairs left after data.train_min_words={cfg.get('train_min_words')}, "
                           f"data.train_max_words={cfg.get('train_max_words')}, data.train_limit="
                           f"{cfg.get('train_limit')}")
-    for name in ("valid", "test"):
-        limit = cfg.get(f"{name}_limit")
-        if limit:
-            setattr(splits, name, getattr(splits, name)[:limit])
-    splits.train = train
+    return subsample(kept, cfg.get("train_max_pairs"))
+
+
+def finish_splits(corpus: Splits, cfg: DictConfig) -> Splits:
+    """The splits a run uses: train filtered (training_pairs), valid and test cut to valid_limit / test_limit."""
+    limits = {name: cfg.get(f"{name}_limit") for name in ("valid", "test")}
+    splits = Splits(training_pairs(corpus.train, cfg), *(getattr(corpus, name)[: limits[name] or None]
+                                                          for name in ("valid", "test")))
     log.info("pairs: train %d, valid %d, test %d", len(splits.train), len(splits.valid), len(splits.test))
     return splits
+
+
+def load_splits(cfg: DictConfig) -> Splits:
+    """Read the corpus named by cfg.corpus and apply the train-only filters (length, slice, subsample)."""
+    return finish_splits(read_corpus(cfg), cfg)
 
 
 def tokenize_split(pairs: list[Pair], tokenizer: Tokenizer, root: Path, key_prefix: str) -> TokenizedSplit:
@@ -89,12 +123,20 @@ def tokenize_split(pairs: list[Pair], tokenizer: Tokenizer, root: Path, key_pref
     return TokenizedSplit(pairs, src, tgt)
 
 
-def prepare_data(cfg: DictConfig, tokenizer: Optional[Tokenizer] = None) -> PreparedData:
-    """Everything the trainer needs from `cfg.data`. Pass `tokenizer` to reuse a checkpoint's model."""
-    splits = load_splits(cfg)
+def prepare_data(cfg: DictConfig, tokenizer: Optional[Tokenizer] = None,
+                 test_sets: Optional[list[TestSetSpec]] = None) -> PreparedData:
+    """Everything the trainer needs from `cfg.data`. Pass `tokenizer` to reuse a checkpoint's model, and
+    `test_sets` (parsed eval.test_sets) for the final evaluation; default: the corpus's test split, named test."""
+    corpus = read_corpus(cfg)
+    splits = finish_splits(corpus, cfg)
     root = cache_dir(cfg)
     if tokenizer is None:
         tok = cfg.tokenizer
-        tokenizer = train_tokenizer(splits.train, root, tok.vocab_size, tok.model_type, tok.character_coverage)
+        tokenizer = train_tokenizer(tokenizer_pairs(corpus, cfg), root, tok.vocab_size, tok.model_type,
+                                    tok.character_coverage)
     tokenized = {name: tokenize_split(getattr(splits, name), tokenizer, root, name) for name in SPLITS}
-    return PreparedData(tokenizer, tokenized)
+    tested = {}
+    for spec in test_sets or [TestSetSpec("test", split="test")]:
+        pairs = test_set_pairs(spec, corpus, cfg.get("test_limit"))
+        tested[spec.name] = tokenize_split(pairs, tokenizer, root, "test")  # keyed by texts: the same split is shared
+    return PreparedData(tokenizer, tokenized, tested)

@@ -12,7 +12,7 @@ from typing import Optional
 from translate.report.aggregate import Baseline, Report, aggregate
 from translate.report.hparams import write_hparams
 from translate.report.jobs import find_jobs, group_settings
-from translate.report.plots import write_plots
+from translate.report.plots import write_length_curve, write_plots
 from translate.report.tables import write_tables
 
 log = logging.getLogger(__name__)
@@ -26,9 +26,10 @@ def build_report(sweep_dir: Path, baseline: str = DEFAULT_BASELINE, samples: int
     sweep_dir = Path(sweep_dir)
     out_dir = Path(out_dir) if out_dir else sweep_dir / "report"
     jobs = find_jobs(sweep_dir)
-    report = aggregate(jobs, group_settings(jobs), Baseline.parse(baseline), samples)
+    settings = group_settings(jobs)
+    report = aggregate(jobs, settings, Baseline.parse(baseline), samples)
     out_dir.mkdir(parents=True, exist_ok=True)
-    images = write_plots(report.rows, out_dir)
+    images = write_plots(report.rows, out_dir) + write_length_curve(settings, out_dir)
     write_tables(report, out_dir, sweep_dir.resolve().name, images)
     if hparams:
         write_hparams(jobs, out_dir / "hparams")

@@ -24,13 +24,22 @@ class SweepError(ValueError):
 
 
 def flatten(tree: Any, prefix: str = "") -> dict[str, Any]:
-    """{"a": {"b": 1}} -> {"a.b": 1}; lists become tuples so that values can be compared and hashed."""
+    """{"a": {"b": 1}} -> {"a.b": 1}; lists become tuples (see frozen) so that values can be compared and hashed."""
     if isinstance(tree, dict):
         flat: dict[str, Any] = {}
         for key, value in tree.items():
             flat.update(flatten(value, f"{prefix}{key}."))
         return flat
-    return {prefix[:-1]: tuple(tree) if isinstance(tree, list) else tree}
+    return {prefix[:-1]: frozen(tree)}
+
+
+def frozen(value: Any) -> Any:
+    """Lists -> tuples and dicts -> sorted (key, value) tuples, all the way down (eval.test_sets is a list of dicts)."""
+    if isinstance(value, list):
+        return tuple(frozen(v) for v in value)
+    if isinstance(value, dict):
+        return tuple(sorted((k, frozen(v)) for k, v in value.items()))
+    return value
 
 
 def is_setting(key: str) -> bool:

@@ -75,3 +75,53 @@ def write_plots(rows: list[dict], out_dir: Path) -> list[tuple[str, str]]:
             fig.savefig(out_dir / name, dpi=120)
             written.append((f"{label} by length", name))
     return written
+
+
+def curve_test_set(metrics: dict) -> str:
+    """The test set a job's BLEU-by-length curve is drawn from: long_concat when it was scored (it fills the long
+    buckets), else the primary test set."""
+    return "long_concat" if "long_concat" in metrics.get("test_sets", {}) else metrics.get("test_set", "test")
+
+
+def length_curve(settings: list) -> Optional[Figure]:
+    """BLEU against the middle of each length bucket (words), one line per setting (mean over its seeds), one panel
+    per range of training lengths, shaded grey. None when no job has a by_length report."""
+    from translate.report.jobs import train_words
+    from translate.reports.length_curve import bucket_centre
+
+    lines = {}
+    for s in settings:
+        per_bucket: dict[float, list[float]] = {}
+        for job in s.jobs:
+            scores = job.metrics.get("test_sets", {}).get(curve_test_set(job.metrics), job.metrics)
+            for b in (scores.get("by_length") or {}).get("buckets", []):
+                if b.get("bleu") is not None:
+                    per_bucket.setdefault(bucket_centre(b), []).append(b["bleu"])
+        if per_bucket:
+            lines[s.label] = (train_words(s.config), sorted((x, sum(v) / len(v)) for x, v in per_bucket.items()))
+    if not lines:
+        return None
+    spans = sorted({span for span, _ in lines.values()})
+    fig = Figure(figsize=(5.5 * len(spans), 4.2), layout="constrained")
+    axes = fig.subplots(1, len(spans), squeeze=False, sharey=True)[0]
+    for ax, span in zip(axes, spans):
+        for label, (line_span, points) in sorted(lines.items()):
+            if line_span == span:
+                ax.plot(*zip(*points), marker="o", label=label)
+        if span != "all":
+            low, _, high = span.rstrip("+").partition("-")
+            ax.axvspan(int(low) - 0.5, int(high) + 0.5 if high else ax.get_xlim()[1], color="0.9", zorder=0)
+        ax.set_title(f"trained on {span} words" if span != "all" else "trained on every length", fontsize=10)
+        ax.set_xlabel("source length (words, bucket middle)")
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=8)
+    axes[0].set_ylabel("BLEU (long_concat when scored, else the primary test set)")
+    return fig
+
+
+def write_length_curve(settings: list, out_dir: Path) -> list[tuple[str, str]]:
+    fig = length_curve(settings)
+    if fig is None:
+        return []
+    fig.savefig(out_dir / "bleu_length_curve.png", dpi=120)
+    return [("BLEU against length", "bleu_length_curve.png")]

@@ -11,7 +11,7 @@ from translate.data.cleaning import Pair
 from translate.data.pipeline import load_splits
 
 # Train-only filters: they change the training pairs, never the test split.
-TRAIN_ONLY = ("data.train_min_words", "data.train_max_words", "data.train_limit")
+TRAIN_ONLY = ("data.train_min_words", "data.train_max_words", "data.train_limit", "data.train_max_pairs")
 WORD_LENGTHS = {"source_words": lambda p: len(p.fr.split()), "reference_words": lambda p: len(p.en.split())}
 
 

@@ -23,8 +23,9 @@ def _cell(value) -> str:
     return f"{value:.2f}" if isinstance(value, float) else str(value)
 
 
-def markdown_table(by_length: dict, note: str = "") -> str:
-    lines = [f"# Test scores by length ({by_length['bucketed_by'].replace('_', ' ')})", ""]
+def markdown_table(by_length: dict, note: str = "", test_set: str = "") -> str:
+    of = f" of {test_set}" if test_set else ""
+    lines = [f"# Test scores{of} by length ({by_length['bucketed_by'].replace('_', ' ')})", ""]
     if note:
         lines += [note, ""]
     lines.append("| " + " | ".join(title for _, title in COLUMNS) + " |")
@@ -35,10 +36,10 @@ def markdown_table(by_length: dict, note: str = "") -> str:
     return "\n".join(lines) + "\n"
 
 
-def bar_chart(by_length: dict) -> Figure:
+def bar_chart(by_length: dict, test_set: str = "test") -> Figure:
     """BLEU and chrF per bucket with their intervals; sentence counts under the bucket names."""
     rows = by_length["buckets"]
-    fig, axes = new_figure(1, 1, 5.0, f"test scores by length ({by_length['bucketed_by'].replace('_', ' ')})")
+    fig, axes = new_figure(1, 1, 5.0, f"{test_set} scores by length ({by_length['bucketed_by'].replace('_', ' ')})")
     ax, x, width = axes[0, 0], np.arange(len(rows)), 0.4
     for offset, key, label in ((-width / 2, "bleu", "BLEU"), (width / 2, "chrf", "chrF")):
         values = [r[key] or 0.0 for r in rows]
@@ -51,14 +52,17 @@ def bar_chart(by_length: dict) -> Figure:
     return fig
 
 
-def write_by_length(by_length: dict, out_dir: Path, writer, step: int, draw_chart: bool, note: str = "") -> None:
-    """by_length.md in out_dir; scalars <metric>_by_length/<bucket> and the image by_length/bar_chart."""
-    atomic_write_text(Path(out_dir) / "by_length.md", markdown_table(by_length, note))
+def write_by_length(by_length: dict, out_dir: Path, writer, step: int, draw_chart: bool, note: str = "",
+                    test_set: str = "test", file_name: str = "by_length.md") -> None:
+    """The table in out_dir/file_name; scalars <test_set>/<metric>_by_length/<bucket> and the image
+    <test_set>/by_length/bar_chart."""
+    atomic_write_text(Path(out_dir) / file_name, markdown_table(by_length, note, test_set))
     if writer is None:
         return
     for row in by_length["buckets"]:
         for key in SCALARS:
             if row[key] is not None:
-                writer.add_scalar(f"{key}_by_length/{row['bucket']}", row[key], step)
+                writer.add_scalar(f"{test_set}/{key}_by_length/{row['bucket']}", row[key], step)
     if draw_chart:
-        writer.add_image("by_length/bar_chart", to_image(bar_chart(by_length)), step, dataformats="HWC")
+        writer.add_image(f"{test_set}/by_length/bar_chart", to_image(bar_chart(by_length, test_set)), step,
+                         dataformats="HWC")

@@ -44,6 +44,14 @@ def by_length(settings: ReportSettings, translator: Translator, split: Tokenized
          "attention_entropy": entropy[k]} for k, b in enumerate(buckets)]}
 
 
+def training_lengths(data_cfg: DictConfig) -> Optional[tuple[int, Optional[int]]]:
+    """(low, high) French words of the training pairs when they were filtered by length, else None."""
+    low, high = data_cfg.get("train_min_words"), data_cfg.get("train_max_words")
+    if low is None and high is None:
+        return None
+    return low or 1, high
+
+
 def training_lengths_note(data_cfg: DictConfig) -> str:
     """A line for the table when training pairs were filtered by length (length extrapolation runs)."""
     low, high = data_cfg.get("train_min_words"), data_cfg.get("train_max_words")
@@ -55,12 +63,13 @@ def training_lengths_note(data_cfg: DictConfig) -> str:
 
 
 def report_split(settings: ReportSettings, translator: Translator, split: TokenizedSplit, hyps: list[str],
-                 out_dir: Optional[Path], writer, step: int, note: str = "") -> dict:
-    """Compute `by_length`; write by_length.md to out_dir and scalars and the bar chart to writer (either may be
-    None, e.g. on ranks other than the main one). Returns `by_length`."""
+                 out_dir: Optional[Path], writer, step: int, note: str = "", test_set: str = "test",
+                 file_name: str = "by_length.md") -> dict:
+    """Compute `by_length`; write the table to out_dir/file_name and scalars and the bar chart (tags prefixed with
+    test_set) to writer (either may be None, e.g. on ranks other than the main one). Returns `by_length`."""
     report = by_length(settings, translator, split, hyps)
     if out_dir is not None:
-        write_by_length(report, out_dir, writer, step, "bar_chart" in settings.images, note)
+        write_by_length(report, out_dir, writer, step, "bar_chart" in settings.images, note, test_set, file_name)
     return report
 
 

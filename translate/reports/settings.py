@@ -10,13 +10,13 @@ from translate.config import ConfigError, is_int, positive_int, require
 from translate.reports.buckets import LENGTH_OF
 
 ATTENTION_IMAGES = ("cross", "cross_heads", "encoder_self", "decoder_self")
-IMAGES = ATTENTION_IMAGES + ("encoding", "bar_chart")
+IMAGES = ATTENTION_IMAGES + ("encoding", "bar_chart", "bleu_curve")
 
 
 @dataclass(frozen=True)
 class ReportSettings:
     bucket_by: str = "source_words"
-    edges: tuple[int, ...] = (5, 10, 15, 20)   # last length of each bucket; an open-ended one follows
+    edges: tuple[int, ...] = (5, 10, 15, 20, 30, 45, 60)   # last length of each bucket; an open-ended one follows
     quantiles: Optional[int] = None            # N equal-count buckets instead of `edges`
     bootstrap_samples: int = 1000
     bootstrap_seed: int = 12345

@@ -103,7 +103,7 @@ class Trainer:
         distributed.init_process_group(runtime)
         self.model = build_model(cfg, len(self.tokenizer), self.tokenizer.pad_id).to(runtime.device)
         self.train_model = distributed.wrap_model(self.model, runtime)  # what training steps run through
-        check_data_fits(self.model.encoding, data.splits, cfg.decode)
+        check_data_fits(self.model.encoding, {**data.splits, **data.test_sets}, cfg.decode)
         self.train_src, self.train_tgt = data.splits["train"].src, data.splits["train"].tgt
         self.train_lens = data.splits["train"].lengths()
         self.shapes = self.fixed_shapes()
