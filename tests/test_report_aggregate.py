@@ -16,7 +16,7 @@ from translate.report import build_report
 from translate.report.__main__ import main as report_main
 from translate.report.aggregate import Baseline
 from translate.report.jobs import SweepError, find_jobs, group_settings
-from translate.report.significance import SentenceStats, paired_bootstrap
+from translate.report.significance import Groups, SentenceStats, compare
 
 EDGES = ((1, 5), (6, 10), (11, 15), (16, 20), (21, None))
 SAMPLES = 200
@@ -143,7 +143,7 @@ def test_files_table_and_plots_are_written(sweep):
     out = sweep / "report"
     csv_lines = (out / "report.csv").read_text().splitlines()
     assert len(csv_lines) == 1 + 5 * (1 + 5)  # header + 5 settings x (whole split + 5 buckets)
-    assert csv_lines[0].startswith("setting,pe,group,encoding,ablation,train_words")
+    assert csv_lines[0].startswith("setting,pe,group,test_set,encoding,ablation,train_words")
     md = (out / "report.md").read_text()
     assert "| none, train words 1-9 | 2 |" in md and "killed" in md and "(p=" in md
     assert "![BLEU by length](bleu_by_length.png)" in md
@@ -210,9 +210,11 @@ def test_paired_bootstrap_matches_sacrebleu_paired_test(references):
     refs = [p.en for p in references][:300]
     base = [" ".join(r.split()[:-1]) for r in refs]         # last word dropped
     system = [r if i % 3 else r.lower() for i, r in enumerate(refs)]
-    ours = paired_bootstrap(SentenceStats.extract(base, refs), SentenceStats.extract(system, refs), 300)
+    ours = compare([SentenceStats.extract(base, refs)], [SentenceStats.extract(system, refs)],
+                   Groups.singletons(len(refs)), 300)  # one sentence per group: sacreBLEU's resamples
     _, theirs = PairedTest([("base", base), ("system", system)], {"bleu": BLEU(), "chrf": CHRF()}, [refs],
                            test_type="bs", n_samples=300)()
     bleu, chrf = [v for k, v in theirs.items() if k != "System"]
-    assert ours.delta_bleu == round(bleu[1].score - bleu[0].score, 2)
-    assert ours.p_bleu == round(bleu[1].p_value, 4) and ours.p_chrf == round(chrf[1].p_value, 4)
+    assert ours["bleu"].delta == pytest.approx(bleu[1].score - bleu[0].score, abs=1e-9)
+    assert round(ours["bleu"].p, 4) == round(bleu[1].p_value, 4)
+    assert round(ours["chrf"].p, 4) == round(chrf[1].p_value, 4)

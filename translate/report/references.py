@@ -1,7 +1,9 @@
-"""The test sentences a job translated, read again from its corpus, and the length buckets they fall in."""
+"""The test sentences a job translated, read again from its corpus, the length buckets they fall in and the groups
+of pairs that are not independent (they share an English or a French sentence)."""
 from __future__ import annotations
 
 import bisect
+from functools import cached_property
 from dataclasses import dataclass
 from typing import Any, Optional
 
@@ -9,6 +11,7 @@ from omegaconf import OmegaConf
 
 from translate.data.cleaning import Pair
 from translate.data.pipeline import load_splits
+from translate.report.significance import Groups
 
 # Train-only filters: they change the training pairs, never the test split.
 TRAIN_ONLY = ("data.train_min_words", "data.train_max_words", "data.train_limit")
@@ -22,6 +25,30 @@ class TestSet:
     @property
     def references(self) -> list[str]:
         return [p.en for p in self.pairs]
+
+    @cached_property
+    def groups(self) -> Groups:
+        """Pairs joined by a shared English or French sentence (connected components) form one group, which the
+        bootstrap resamples as a whole; a pair sharing nothing is its own group."""
+        parent = list(range(len(self.pairs)))
+
+        def root(i: int) -> int:
+            while parent[i] != i:
+                parent[i] = parent[parent[i]]
+                i = parent[i]
+            return i
+
+        first: dict[tuple[str, str], int] = {}
+        for i, pair in enumerate(self.pairs):
+            for key in (("en", pair.en), ("fr", pair.fr)):
+                j = first.setdefault(key, i)
+                parent[root(i)] = root(j)
+        return Groups.of([root(i) for i in range(len(self.pairs))])
+
+    def words(self, bucketed_by: str) -> Optional[list[int]]:
+        """Each pair's length as a metrics.json `bucketed_by` measures it, or None when the text cannot say."""
+        length_of = WORD_LENGTHS.get(bucketed_by)
+        return None if length_of is None else [length_of(p) for p in self.pairs]
 
     def bucket_members(self, by_length: dict) -> Optional[list[list[int]]]:
         """Sentence indices of each bucket of a metrics.json `by_length`, or None for a length we cannot measure
