@@ -12,6 +12,7 @@ from pathlib import Path
 import hydra
 from omegaconf import DictConfig
 
+from translate.ablations import apply_at_test_time
 from translate.checkpoints import load_model
 from translate.config import ConfigError, check_data_fits, validate_decode
 from translate.data.pipeline import prepare_data
@@ -39,6 +40,7 @@ def evaluate(cfg: DictConfig) -> tuple[dict, Path]:
         raise ConfigError(f"split={cfg.split!r} is not allowed: expected one of ['train', 'valid', 'test']")
     device = pick_device(cfg.device)
     loaded = load_model(cfg.checkpoint, device)
+    apply_at_test_time(loaded.model, cfg.get("ablation"))  # e.g. ablation=zero_dims on a model trained without
     data_cfg = loaded.config.data
     if cfg.data_path:
         data_cfg.path = cfg.data_path
