@@ -51,14 +51,18 @@ def test_group_draws_keep_the_number_of_groups_and_resample_whole_groups():
 
 def test_seed_interval_of_two_seeds_worked_by_hand():
     """Per-seed deltas +1 and +3: mean 2, s = √2, SE = s/√2 = 1, t(1 df, 97.5%) = 12.706;
-    t = 2 -> two-sided p = 1 − (2/π)·atan(2) = 0.2952 (Cauchy). With a test-set SE of 1: SE = √2, t = √2."""
+    t = 2 -> two-sided p = 1 − (2/π)·atan(2) = 0.2952 (Cauchy). With a test-set SE of 1: SE = √2, t = √2 and
+    Welch–Satterthwaite df = SE⁴ / (1² / 1) = 4: t(4, 97.5%) = 2.776; p = 1 − sinθ(1 + cos²θ/2) with
+    tanθ = √2/2, i.e. 1 − (1/√3)(4/3) = 0.2302."""
     mean, low, high, p = seed_t_interval([1.0, 3.0])
     assert mean == 2.0
     assert (low, high) == (pytest.approx(2 - 12.7062, abs=1e-3), pytest.approx(2 + 12.7062, abs=1e-3))
     assert p == pytest.approx(1 - 2 / math.pi * math.atan(2), abs=1e-9) == pytest.approx(0.2952, abs=1e-4)
     mean, low, high, p = seed_t_interval([1.0, 3.0], sentence_se=1.0)
-    assert high - mean == pytest.approx(12.7062 * math.sqrt(2), abs=1e-3)
-    assert p == pytest.approx(1 - 2 / math.pi * math.atan(math.sqrt(2)), abs=1e-9)
+    assert high - mean == pytest.approx(2.7764 * math.sqrt(2), abs=1e-3)
+    assert p == pytest.approx(1 - 4 / (3 * math.sqrt(3)), abs=1e-9) == pytest.approx(0.2302, abs=1e-4)
+    mean, low, high, p = seed_t_interval([2.0, 2.0], sentence_se=1.0)     # seeds agree: the normal quantile
+    assert high - mean == pytest.approx(1.962, abs=2e-3)
 
 
 def test_student_t_matches_tables():
@@ -70,15 +74,15 @@ def test_student_t_matches_tables():
 
 
 def test_seeds_are_not_pooled_as_sentences():
-    """Two seeds with the same per-seed delta: the t-interval adds the test-set spread; a third identical seed does
-    not shrink p the way pooling sentences would."""
+    """Two seeds with the same per-seed delta: the interval stays about as wide as one seed's (pooling them as
+    sentences would shrink it by √2)."""
     base = SentenceStats.extract(drop_words(REFS, 2), REFS)
     system = SentenceStats.extract(drop_words(REFS, 4), REFS)
     groups = Groups.singletons(len(REFS))
     one = compare([base], [system], groups, 500)["bleu"]
     two = compare([base, base], [system, system], groups, 500)["bleu"]
     assert two.per_seed == [pytest.approx(one.delta)] * 2 and two.std == 0.0
-    assert two.high - two.low > one.high - one.low       # t(1 df) over seeds, not more sentences
+    assert two.high - two.low > 0.8 * (one.high - one.low)   # as wide as one seed: the same sentences, not more
     assert "t over 2 seeds" in two.method
 
 

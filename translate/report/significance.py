@@ -13,8 +13,9 @@ the same sentences):
 - S ≥ 2 seeds: Δ is the mean of the per-seed deltas; its standard error combines the variance between seeds and
   that of test sentences, SE² = s²/S + se², s the standard deviation of the per-seed deltas and se the standard
   deviation of the seed-mean Δ over group resamples (every seed resampled with the same groups, since they
-  translated the same sentences). Interval Δ ± t(S−1, 0.975)·SE and p from t = Δ/SE with S−1 degrees of freedom:
-  a t-test over seeds widened by the test-set noise. Seeds are never pooled as extra sentences.
+  translated the same sentences). Interval Δ ± t(df, 0.975)·SE and p from t = Δ/SE, df by Welch–Satterthwaite
+  (S−1 when the seeds' spread dominates): a t-test over seeds widened by the test-set noise. Seeds are never
+  pooled as extra sentences.
 """
 from __future__ import annotations
 
@@ -28,6 +29,7 @@ from sacrebleu.metrics import BLEU, CHRF
 METRICS = {"bleu": BLEU, "chrf": CHRF}
 SEED = 12345  # sacreBLEU's default SACREBLEU_SEED
 LEVEL = 0.95
+MAX_DF = 1000  # t(1000) is the normal distribution to 3 decimals
 
 
 # -- scores from summed statistics, vectorised over samples -----------------------------------------------------------
@@ -191,12 +193,17 @@ def t_quantile(df: int, level: float = LEVEL) -> float:
 
 def seed_t_interval(deltas: Sequence[float], sentence_se: float = 0.0, level: float = LEVEL
                     ) -> tuple[float, float, float, float]:
-    """(mean, low, high, p) of per-seed deltas (≥ 2): mean ± t(S−1)·SE, SE² = s²/S + sentence_se², p from t."""
+    """(mean, low, high, p) of per-seed deltas (≥ 2): mean ± t(df)·SE with SE² = s²/S + sentence_se², p from t.
+    df: Welch–Satterthwaite, the seed part having S − 1 degrees of freedom and the bootstrap part (thousands of
+    samples) practically infinitely many: df = SE⁴ / ((s²/S)² / (S − 1)), S − 1 when the test set adds nothing,
+    large (the normal quantile) when the seeds agree exactly."""
     s = len(deltas)
     mean = float(np.mean(deltas))
-    se = math.sqrt(float(np.var(deltas, ddof=1)) / s + sentence_se ** 2)
-    q = t_quantile(s - 1, level)
-    p = (1.0 if mean == 0 else 0.0) if se == 0 else t_two_sided_p(mean / se, s - 1)
+    seed_var = float(np.var(deltas, ddof=1)) / s
+    se = math.sqrt(seed_var + sentence_se ** 2)
+    df = MAX_DF if seed_var == 0 else min(MAX_DF, int(se ** 4 / (seed_var ** 2 / (s - 1))))
+    q = t_quantile(df, level)
+    p = (1.0 if mean == 0 else 0.0) if se == 0 else t_two_sided_p(mean / se, df)
     return mean, mean - q * se, mean + q * se, p
 
 

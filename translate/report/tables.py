@@ -18,7 +18,7 @@ CSV_COLUMNS = ("setting", "pe", "group", "test_set", "encoding", "ablation", "tr
                "diagonal_share_normalised_low", "diagonal_share_normalised_high", "monotonicity",
                "attention_entropy", "length_ratio", "delta_bleu", "delta_bleu_low", "delta_bleu_high",
                "delta_bleu_std", "p_bleu", "p_bleu_holm", "delta_chrf", "delta_chrf_low", "delta_chrf_high",
-               "delta_chrf_std", "p_chrf", "p_chrf_holm", "test", "delta_interaction_bleu",
+               "delta_chrf_std", "p_chrf", "p_chrf_holm", "test_bleu", "delta_interaction_bleu",
                "delta_interaction_bleu_low", "delta_interaction_bleu_high", "p_interaction_bleu",
                "p_interaction_bleu_holm", "parameters", "target_tokens_per_s", "train_minutes", "steps", "jobs")
 
@@ -126,9 +126,10 @@ def reading_rules(report: Report) -> list[str]:
         "statistics.",
         "- Δ: setting minus the baseline trained in the same context with the same seed, on the same sentences. "
         "`[lo, hi]`: 95% interval of Δ. One seed: paired group bootstrap (interval: percentiles; p: sacreBLEU's "
-        "paired bootstrap test). Several seeds: Δ is the mean of the per-seed deltas, the interval a t-interval with "
-        "seeds − 1 degrees of freedom whose standard error adds the spread between seeds (s²/S) and the test-set "
-        "bootstrap variance of the mean; seeds are never pooled as more sentences.",
+        "paired bootstrap test). Several seeds: Δ is the mean of the per-seed deltas, the interval a t-interval whose "
+        "squared standard error adds the spread between seeds (s²/S) and the test-set bootstrap variance of the "
+        "mean (Welch–Satterthwaite degrees of freedom, S − 1 when the seeds' spread dominates); seeds are never "
+        "pooled as more sentences.",
         "- Δ_long − Δ_short: how much more the setting loses on long sentences (from "
         f"{LONG_MIN} words) than on short ones (up to {SHORT_MAX}), with its own interval (both on the same "
         "resamples).",
