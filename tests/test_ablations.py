@@ -349,3 +349,48 @@ def test_a_run_with_an_ablation_trains_saves_and_reloads(tiny_config, tmp_path):
     assert type(loaded.model.encoding).__name__ == "OneSideEncoding"
     x = torch.randn(1, 3, loaded.model.d_model)
     assert torch.equal(loaded.model.encoding.embed(x, torch.arange(3), "encoder"), x)
+
+
+# -- zero_dims fill=mean and test-time ablation (controls for claim (a)) ---------------------------------------------
+def test_zero_dims_fill_mean_removes_position_information_and_keeps_the_mean():
+    plain = encoding_for("sinusoidal").eval()
+    ablated = encoding_for("sinusoidal", "zero_dims", "ablation.from=20", "ablation.fill=mean",
+                           "ablation.mean_positions=64").eval()
+    with torch.no_grad():
+        table, reference = ablated.table(torch.arange(12)), plain.table(torch.arange(12))
+        mean = plain.table(torch.arange(64))[:, 20:].mean(0)
+    torch.testing.assert_close(table[:, :20], reference[:, :20], atol=0, rtol=0)      # other dims untouched
+    torch.testing.assert_close(table[:, 20:], mean.expand(12, -1))                     # constant: the mean
+    assert float(reference[:, 20:].std(0).max()) > 0                                  # they did vary
+    everything = encoding_for("sinusoidal", "zero_dims", "ablation.from=0", "ablation.fill=mean").eval()
+    x = torch.zeros(1, 9, D)
+    with torch.no_grad():
+        out = everything.embed(x, torch.arange(9), "encoder")                           # (1, 9, D)
+    torch.testing.assert_close(out, out[:, :1].expand_as(out))                        # same at every position
+    assert float(out.abs().max()) > 0                                                  # the constant vector stays
+
+
+def test_zero_dims_bad_fill_is_refused():
+    with pytest.raises(ConfigError, match=r"ablation.fill='half' is not allowed: expected one of \['zero', 'mean'\]"):
+        encoding_for("sinusoidal", "zero_dims", "ablation.from=8", "ablation.fill=half")
+
+
+def test_evaluate_applies_the_ablation_to_a_model_trained_without_it():
+    from translate.ablations import apply_at_test_time
+
+    torch.manual_seed(0)
+    model = Transformer(VOCAB, PAD, encoding_for("sinusoidal"), d_model=D, n_heads=H, n_encoder_layers=1,
+                        n_decoder_layers=1, d_ff=64).eval()
+    before = model.encoding.table(torch.arange(6)).clone()
+    apply_at_test_time(model, make_config("checkpoint=x", "ablation=none", config_name="evaluate").ablation)
+    torch.testing.assert_close(model.encoding.table(torch.arange(6)), before)
+    cfg = make_config("checkpoint=x", "ablation=zero_dims", "ablation.from=20", config_name="evaluate")
+    apply_at_test_time(model, cfg.ablation)
+    table = model.encoding.table(torch.arange(6))
+    assert float(table[:, 20:].abs().max()) == 0.0 and torch.equal(table[:, :20], before[:, :20])
+
+
+def test_positive_control_zeroes_the_first_112_dims():
+    cfg = make_config("model=base", "+sweep/pe=sinusoidal_zero_low_dims")
+    assert cfg.ablation.name == "zero_low_dims" and cfg.ablation["from"] is None
+    assert [list(r) for r in cfg.ablation.ranges] == [[0, 112]]

@@ -16,7 +16,7 @@ from translate.report import build_report
 from translate.report.__main__ import main as report_main
 from translate.report.aggregate import Baseline
 from translate.report.jobs import SweepError, find_jobs, group_settings
-from translate.report.significance import SentenceStats, paired_bootstrap
+from translate.report.significance import Groups, SentenceStats, compare
 
 EDGES = ((1, 5), (6, 10), (11, 15), (16, 20), (21, None))
 SAMPLES = 200
@@ -126,8 +126,15 @@ def test_several_seeds_give_mean_and_std_one_seed_the_bootstrap_interval(sweep, 
     assert row(rows, "none, train words 1-9", "1-5")["diagonal_share"] == 0.3
 
 
-def test_paired_test_is_against_the_baseline_of_the_same_training_lengths(sweep):
+def test_paired_test_is_against_the_baseline_of_the_same_training_lengths(sweep, references):
     rows = rows_of(sweep)
+    refs = [p.en for p in references]
+    by_hand = round(BLEU().corpus_score(broken_long(references), [refs]).score
+                    - BLEU().corpus_score(perfect(references), [refs]).score, 2)
+    two = row(rows, "none, train words 1-9", "all")      # seeds 1 and 2, each against sinusoidal of its seed
+    assert two["delta_bleu_seeds"] == [by_hand, by_hand] and two["delta_bleu"] == by_hand
+    assert "t over 2 seeds" in two["test_bleu"] and two["delta_bleu_std"] == 0.0
+    assert two["delta_bleu_low"] < by_hand < two["delta_bleu_high"] < 0   # seeds agree: the normal quantile
     long_broken = row(rows, "none, train words 1-9", "11-15")
     assert long_broken["delta_bleu"] < -20 and long_broken["p_bleu"] < 0.05
     short = row(rows, "none, train words 1-9", "1-5")
@@ -143,7 +150,7 @@ def test_files_table_and_plots_are_written(sweep):
     out = sweep / "report"
     csv_lines = (out / "report.csv").read_text().splitlines()
     assert len(csv_lines) == 1 + 5 * (1 + 5)  # header + 5 settings x (whole split + 5 buckets)
-    assert csv_lines[0].startswith("setting,pe,group,encoding,ablation,train_words")
+    assert csv_lines[0].startswith("setting,pe,group,test_set,encoding,ablation,train_words")
     md = (out / "report.md").read_text()
     assert "| none, train words 1-9 | 2 |" in md and "killed" in md and "(p=" in md
     assert "![BLEU by length](bleu_by_length.png)" in md
@@ -210,9 +217,30 @@ def test_paired_bootstrap_matches_sacrebleu_paired_test(references):
     refs = [p.en for p in references][:300]
     base = [" ".join(r.split()[:-1]) for r in refs]         # last word dropped
     system = [r if i % 3 else r.lower() for i, r in enumerate(refs)]
-    ours = paired_bootstrap(SentenceStats.extract(base, refs), SentenceStats.extract(system, refs), 300)
+    ours = compare([SentenceStats.extract(base, refs)], [SentenceStats.extract(system, refs)],
+                   Groups.singletons(len(refs)), 300)  # one sentence per group: sacreBLEU's resamples
     _, theirs = PairedTest([("base", base), ("system", system)], {"bleu": BLEU(), "chrf": CHRF()}, [refs],
                            test_type="bs", n_samples=300)()
     bleu, chrf = [v for k, v in theirs.items() if k != "System"]
-    assert ours.delta_bleu == round(bleu[1].score - bleu[0].score, 2)
-    assert ours.p_bleu == round(bleu[1].p_value, 4) and ours.p_chrf == round(chrf[1].p_value, 4)
+    assert ours["bleu"].delta == pytest.approx(bleu[1].score - bleu[0].score, abs=1e-9)
+    assert round(ours["bleu"].p, 4) == round(bleu[1].p_value, 4)
+    assert round(ours["chrf"].p, 4) == round(chrf[1].p_value, 4)
+
+
+def test_a_fabricated_26_job_sweep_is_reported(tmp_path):
+    """scripts/bench_report.py's sweep (13 settings x 2 seeds), on a smaller test split: every setting gets its
+    rows, the two-seed comparisons use the t-interval over seeds, and the Holm-adjusted p is never below p."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("bench_report", Path(__file__).parents[1] / "scripts" /
+                                                  "bench_report.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    bench.fabricate(tmp_path, 26, SMALL_TEST)
+    report = build_report(tmp_path, samples=50, hparams=False)
+    whole = [r for r in report.rows if r["bucket"] == "all"]
+    assert len(report.settings) == 13 and all(r["seeds"] == 2 for r in whole)
+    compared = [r for r in whole if r["delta_bleu"] is not None]
+    assert len(compared) == 11 and all("t over 2 seeds" in r["test_bleu"] for r in compared)
+    assert all(r["p_bleu_holm"] >= r["p_bleu"] for r in report.rows if r.get("p_bleu") is not None)
+    assert all(r["delta_interaction_bleu"] is not None for r in compared)

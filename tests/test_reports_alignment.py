@@ -9,8 +9,9 @@ import torch
 
 from translate.encodings.sinusoidal import Sinusoidal
 from translate.model.transformer import Transformer
-from translate.reports.alignment import (attention_entropy, diagonal_band, diagonal_share, mean_by_bucket,
-                                         sentence_alignment)
+from translate.data.pipeline import TokenizedSplit
+from translate.reports.alignment import (align_one, attention_entropy, chance_share, diagonal_band, diagonal_share,
+                                         kendall_tau, mean_by_bucket, sentence_alignment)
 from translate.reports.attention_weights import forced_attention
 
 SPECIALS = SimpleNamespace(pad_id=0, unk_id=1, bos_id=2, eos_id=3)
@@ -74,7 +75,55 @@ def test_forced_attention_ignores_padding_and_batch_neighbours():
 def test_sentence_alignment_is_a_share_and_a_bounded_entropy():
     model = tiny_model()
     src = [[5, 6, 7, 8], [9] * 12]
-    hyp = [[14, 15, 16], []]
-    shares, entropies = sentence_alignment(model, SPECIALS, src, hyp)
-    assert all(0.0 <= s <= 1.0 for s in shares)
-    assert all(0.0 <= e <= math.log(len(s) + 1) + 1e-5 for e, s in zip(entropies, src))
+    ref = [[14, 15, 16], [17, 18]]
+    aligned = sentence_alignment(model, SPECIALS, src, ref)
+    assert all(0.0 <= a.share <= 1.0 and -1.0 <= a.monotonicity <= 1.0 for a in aligned)
+    assert all(0.0 <= a.entropy <= math.log(len(s) + 1) + 1e-5 for a, s in zip(aligned, src))
+    assert len(aligned[0].by_layer) == 2
+
+
+@pytest.mark.parametrize("tq, tk", [(5, 9), (12, 12), (25, 31), (40, 60)])
+def test_normalised_share_is_one_for_identity_and_zero_for_uniform_at_every_length(tq, tk):
+    monotone = torch.zeros(2, 4, tq, tk)
+    monotone[..., torch.arange(tq), (torch.arange(tq) * (tk - 1) / (tq - 1)).round().long()] = 1.0
+    one = align_one(monotone)
+    assert one.normalised == pytest.approx(1.0) and one.monotonicity == pytest.approx(1.0)
+    assert one.by_layer == [pytest.approx(1.0)] * 2
+    uniform = align_one(torch.full((2, 4, tq, tk), 1.0 / tk))
+    assert uniform.share == pytest.approx(chance_share(tq, tk))   # the raw share is the chance level...
+    assert uniform.normalised == pytest.approx(0.0, abs=1e-6)     # ...which normalises to 0 at every length
+    assert uniform.entropy == pytest.approx(math.log(tk), rel=1e-5)
+
+
+def test_kendall_tau_of_argmax_positions():
+    assert kendall_tau([0, 1, 2, 3]) == pytest.approx(1.0)
+    assert kendall_tau([3, 2, 1, 0]) == pytest.approx(-1.0)
+    assert kendall_tau([2, 2, 2]) == 0.0
+    assert kendall_tau([0, 0, 1, 1]) == pytest.approx(4 / math.sqrt(6 * 4))   # tau-b with ties: 4 / sqrt(6 * 4)
+
+
+def test_alignment_forces_the_reference_the_same_target_for_two_models(monkeypatch):
+    """Two different models with different hypotheses: the alignment reads both on the reference ids."""
+    from translate.data.cleaning import Pair
+    from translate.reports import report_split
+    from translate.reports.settings import ReportSettings
+
+    split = TokenizedSplit([Pair("a b c", "x y"), Pair("d e", "z")], [[5, 6, 7], [8, 9]], [[14, 15], [16]])
+    seen = []
+    real = report_split.sentence_alignment
+
+    def spy(model, tokenizer, src_ids, tgt_ids, batch_tokens=4000):
+        seen.append([list(t) for t in tgt_ids])
+        return real(model, tokenizer, src_ids, tgt_ids, batch_tokens)
+
+    monkeypatch.setattr(report_split, "sentence_alignment", spy)
+    settings = ReportSettings(bootstrap_samples=20)
+    for seed, hyps in ((0, ["x y", "z"]), (1, ["something else entirely", ""])):
+        torch.manual_seed(seed)
+        model = Transformer(30, 0, Sinusoidal(32, 4), d_model=32, n_heads=4, n_encoder_layers=1,
+                            n_decoder_layers=1, d_ff=64).eval()
+        translator = SimpleNamespace(model=model, tokenizer=SPECIALS, settings=SimpleNamespace(batch_tokens=4000))
+        report = report_split.by_length(settings, translator, split, hyps)
+        assert report["alignment_forced_on"] == "reference"
+        assert len(report["per_sentence"]["diagonal_share_normalised"]) == 2
+    assert seen[0] == seen[1] == split.tgt

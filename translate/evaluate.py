@@ -16,6 +16,7 @@ import hydra
 from omegaconf import DictConfig
 from torch.utils.tensorboard import SummaryWriter
 
+from translate.ablations import apply_at_test_time
 from translate.checkpoints import load_model
 from translate.config import ConfigError, check_data_fits, validate_decode
 from translate.data.pipeline import prepare_data
@@ -53,6 +54,7 @@ def evaluate(cfg: DictConfig) -> tuple[dict, Path]:
     device = pick_device(cfg.device)
     loaded = load_model(cfg.checkpoint, device)
     specs = test_set_specs(cfg, loaded.config)
+    apply_at_test_time(loaded.model, cfg.get("ablation"))  # e.g. ablation=zero_dims on a model trained without
     data_cfg = loaded.config.data
     if cfg.data_path:
         data_cfg.path = cfg.data_path

@@ -20,3 +20,13 @@ class NoAblation:
 
     def apply(self, encoding: PositionalEncoding, d_model: int) -> PositionalEncoding:
         return encoding
+
+
+def apply_at_test_time(model, ablation_cfg) -> None:
+    """Ablate a loaded model that was trained without the ablation (`python -m translate.evaluate checkpoint=...
+    ablation=zero_dims`): the ablation is applied to the model's own encoding. None or `none` changes nothing."""
+    from hydra.utils import instantiate
+
+    if ablation_cfg is None or ablation_cfg.get("name", "none") == "none":
+        return
+    model.encoding = instantiate(ablation_cfg).apply(model.encoding, model.d_model)

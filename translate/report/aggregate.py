@@ -1,9 +1,11 @@
-"""Settings x length buckets: one row each, with intervals and the comparison against the sweep's baseline.
+"""Settings x test sets x length buckets: one row each, with intervals and the comparison against the baseline.
 
-Interval of a score: with one seed, the 95% bootstrap interval over the test sentences (per bucket as the run's own
-length report computed it; for the whole test split computed here); with several seeds, mean ± standard deviation
-over the seeds. Comparison: paired bootstrap against the baseline trained in the same context (same setting but the
-positional encoding, same seed); with several seeds the sentences of all seeds are pooled.
+Interval of a score: with one seed, the 95% bootstrap interval over groups of test sentences (per bucket as the
+run's own length report computed it; for the whole test set computed here); with several seeds, mean ± standard
+deviation over the seeds. Comparison (translate.report.significance): each seed against the baseline trained in the
+same context with the same seed, on the same sentences; with several seeds a t-interval over the per-seed deltas
+widened by the test-set bootstrap variance. The ALL row also holds the interaction Δ_long − Δ_short.
+Every p is Holm-adjusted across the tests of the report (BLEU and chrF separately) for the stars.
 """
 from __future__ import annotations
 
@@ -13,10 +15,17 @@ from typing import Any, Optional
 
 from translate.report.jobs import Job, Setting, SweepError, train_words
 from translate.report.references import TestSet, TestSets
-from translate.report.significance import SentenceStats, bootstrap_interval, paired_bootstrap
+from translate.report.significance import (Difference, ReferenceCache, SentenceStats, bootstrap_interval, compare,
+                                           holm, interaction)
 
 ALL = "all"
-PER_BUCKET = ("diagonal_share", "attention_entropy", "length_ratio")
+PER_BUCKET = ("diagonal_share", "diagonal_share_low", "diagonal_share_high", "diagonal_share_normalised",
+              "diagonal_share_normalised_low", "diagonal_share_normalised_high", "monotonicity", "attention_entropy",
+              "length_ratio")
+SHORT_MAX = 10          # short: buckets whose sentences all have at most 10 French words
+LONG_MIN = 11           # long: buckets from 11 words (the source notes' "long" training set starts there)
+MIN_BUCKET = 50         # report.min_bucket: smaller buckets are shown but decide no verdict
+MARGIN = 1.0            # report.equivalence_margin: ±BLEU points within which two settings count as the same
 
 
 @dataclass
@@ -45,12 +54,25 @@ class Baseline:
 
 
 @dataclass
+class Rules:
+    """What decides a verdict: printed on the page. From the jobs' `report` config unless given."""
+
+    samples: int = 1000
+    min_bucket: int = MIN_BUCKET
+    margin: float = MARGIN
+
+    def as_dict(self) -> dict:
+        return {"samples": self.samples, "min_bucket": self.min_bucket, "equivalence_margin": self.margin}
+
+
+@dataclass
 class Report:
     rows: list[dict] = field(default_factory=list)
     settings: list[Setting] = field(default_factory=list)
     unfinished: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     baseline: str = ""
+    rules: Rules = field(default_factory=Rules)
 
 
 def spread(values: list[Optional[float]]) -> tuple[Optional[float], Optional[float]]:
@@ -71,98 +93,143 @@ def score_columns(values: list[Optional[float]], intervals: list[Optional[list]]
             f"{key}_high": None if mean is None else round(mean + std, 2), f"{key}_std": std}
 
 
-def bucket_table(job: Job) -> dict[str, dict]:
-    by_length = (job.metrics or {}).get("by_length") or {"buckets": []}
+def bucket_table(results: dict) -> dict[str, dict]:
+    by_length = (results or {}).get("by_length") or {"buckets": []}
     return {b["bucket"]: b for b in by_length["buckets"]}
 
 
 def bucket_order(settings: list[Setting]) -> list[dict]:
-    """Every bucket seen in any job, shortest first: [{"bucket", "low", "high"}]."""
+    """Every bucket seen in any job and test set, shortest first: [{"bucket", "low", "high"}]."""
     seen: dict[str, dict] = {}
     for s in settings:
         for job in s.jobs:
-            for name, b in bucket_table(job).items():
-                seen.setdefault(name, {"bucket": name, "low": b.get("low"), "high": b.get("high")})
+            for results in job.test_sets().values():
+                for name, b in bucket_table(results).items():
+                    seen.setdefault(name, {"bucket": name, "low": b.get("low"), "high": b.get("high")})
     return sorted(seen.values(), key=lambda b: (b["low"] is None, b["low"] or 0))
 
 
+def training_lengths(bucket: dict, config: dict, bucketed_by: Optional[str]) -> Optional[str]:
+    """"trained": every length of the bucket was trained on; "beyond": none was (extrapolation); "partly"."""
+    if bucket["bucket"] == ALL or bucketed_by != "source_words":
+        return None
+    low, high = config.get("data.train_min_words") or 1, config.get("data.train_max_words")
+    b_low, b_high = bucket["low"], bucket["high"]
+    top = float("inf") if high is None else high
+    b_top = float("inf") if b_high is None else b_high
+    if low <= b_low and b_top <= top:
+        return "trained"
+    if b_top < low or b_low > top:
+        return "beyond"
+    return "partly"
+
+
+NO_COMPARISON = {k: None for prefix in ("", "interaction_") for metric in ("bleu", "chrf")
+                 for k in Difference(0, 0, 0, 0).as_dict(metric, prefix)}
+
+
+def difference_columns(differences: dict[str, Difference], prefix: str = "") -> dict:
+    return {k: v for key, difference in differences.items() for k, v in difference.as_dict(key, prefix).items()}
+
+
 class Aggregator:
-    def __init__(self, jobs: list[Job], settings: list[Setting], baseline: Baseline, samples: int) -> None:
-        self.jobs, self.settings, self.baseline, self.samples = jobs, settings, baseline, samples
+    def __init__(self, jobs: list[Job], settings: list[Setting], baseline: Baseline, rules: Rules) -> None:
+        self.jobs, self.settings, self.baseline, self.rules = jobs, settings, baseline, rules
         self.test_sets = TestSets()
-        self._stats: dict[str, SentenceStats] = {}
+        self._refs: dict[int, ReferenceCache] = {}
+        self._stats: dict[tuple[str, str], SentenceStats] = {}
         self.notes: list[str] = []
         self.baseline_of = {job.context: job for job in jobs if job.finished and baseline.matches(job)}
         if not self.baseline_of:
             self.notes.append(f"No job matches the baseline ({baseline.describe()}): no significance tests.")
 
     # -- reading -----------------------------------------------------------------------------------------------
-    def test_set(self, job: Job) -> Optional[TestSet]:
+    def test_set(self, job: Job, name: str) -> Optional[TestSet]:
         try:
-            test = self.test_sets.for_config(job.config, job.metrics.get("split", "test"))
+            test = self.test_sets.for_config(job.config, name)
         except Exception as error:  # corpus not on this machine, ...: report what can be reported without it
             note = f"Test references unavailable ({type(error).__name__}: {error}); no whole-split intervals or " \
                    f"significance tests."
             if note not in self.notes:
                 self.notes.append(note)
             return None
-        hyps = job.hypotheses()
+        hyps = job.hypotheses(name)
         if len(hyps) != len(test.pairs):
-            raise SweepError(f"{job.name}: {len(hyps)} hypotheses but the test split of its config has "
+            raise SweepError(f"{job.name}: {len(hyps)} hypotheses but test set {name!r} of its config has "
                              f"{len(test.pairs)} sentences; was the corpus or data.test_limit changed?")
         return test
 
-    def stats(self, job: Job, test: TestSet) -> SentenceStats:
-        if job.name not in self._stats:
-            self._stats[job.name] = SentenceStats.extract(job.hypotheses(), test.references)
-        return self._stats[job.name]
+    def stats(self, job: Job, name: str, test: TestSet) -> SentenceStats:
+        if (job.name, name) not in self._stats:
+            if id(test) not in self._refs:
+                self._refs[id(test)] = ReferenceCache(test.references)
+            self._stats[job.name, name] = self._refs[id(test)].stats(job.hypotheses(name))
+        return self._stats[job.name, name]
 
     # -- one setting ---------------------------------------------------------------------------------------------
-    def whole_split_intervals(self, setting: Setting) -> dict[str, list]:
-        if len(setting.jobs) != 1 or not self.samples:
+    def whole_split_intervals(self, setting: Setting, name: str) -> dict[str, list]:
+        if len(setting.jobs) != 1 or not self.rules.samples:
             return {"bleu": None, "chrf": None}
         job = setting.jobs[0]
-        test = self.test_set(job)
+        test = self.test_set(job, name)
         if test is None:
             return {"bleu": None, "chrf": None}
-        return bootstrap_interval(self.stats(job, test), self.samples)
+        return bootstrap_interval(self.stats(job, name, test), self.rules.samples, test.groups)
 
-    def comparisons(self, setting: Setting, buckets: list[dict]) -> dict[str, dict]:
-        """{bucket name or "all": Comparison.as_dict()} against the baseline, seeds pooled."""
-        pairs = [(job, self.baseline_of.get(job.context)) for job in setting.jobs]
-        pairs = [(job, base) for job, base in pairs if base is not None and base is not job]
-        if not pairs:
-            return {}
-        system, base, members, offset = [], [], {b["bucket"]: [] for b in buckets}, 0
-        for job, base_job in pairs:
-            test = self.test_set(job)
-            if test is None:
-                return {}
-            system.append(self.stats(job, test))
-            base.append(self.stats(base_job, test))
-            by_length = job.metrics.get("by_length")
-            bucket_members = test.bucket_members(by_length) if by_length else None
-            table = bucket_table(job)
-            for name, indices in zip(table, bucket_members or []):
-                if len(indices) != table[name].get("sentences"):
-                    self.notes.append(f"{job.name}: bucket {name} holds {table[name].get('sentences')} sentences "
-                                      f"in metrics.json but {len(indices)} here; no test for that bucket.")
-                    members[name] = None
-                elif members.get(name) is not None:
-                    members[name] += [offset + i for i in indices]
-            offset += len(test.pairs)
-        pooled_system, pooled_base = SentenceStats.concat(system), SentenceStats.concat(base)
-        out = {ALL: paired_bootstrap(pooled_base, pooled_system, self.samples).as_dict()}
-        for name, indices in members.items():
-            if indices:
-                out[name] = paired_bootstrap(pooled_base.subset(indices), pooled_system.subset(indices),
-                                             self.samples).as_dict()
+    def bucket_members(self, job: Job, name: str, test: TestSet) -> dict[str, Optional[list[int]]]:
+        """{bucket: sentence indices} as the job's by_length counted them (None where the counts disagree)."""
+        results = job.test_sets()[name]
+        by_length = results.get("by_length")
+        members = test.bucket_members(by_length) if by_length else None
+        table = bucket_table(results)
+        out: dict[str, Optional[list[int]]] = {}
+        for bucket, indices in zip(table, members or []):
+            if len(indices) != table[bucket].get("sentences"):
+                self.notes.append(f"{job.name}: bucket {bucket} holds {table[bucket].get('sentences')} sentences "
+                                  f"in metrics.json but {len(indices)} here; no test for that bucket.")
+                out[bucket] = None
+            else:
+                out[bucket] = indices
         return out
 
-    def rows(self, setting: Setting, buckets: list[dict]) -> list[dict]:
-        jobs = setting.jobs
+    def comparisons(self, setting: Setting, name: str, buckets: list[dict]) -> dict[str, dict]:
+        """{bucket name or "all": columns} against the baseline of each seed; "all" also holds the interaction."""
+        pairs = [(job, self.baseline_of.get(job.context)) for job in setting.jobs]
+        pairs = [(job, base) for job, base in pairs if base is not None and base is not job
+                 and name in base.test_sets()]
+        if not pairs:
+            return {}
+        test = self.test_set(pairs[0][0], name)
+        if test is None:
+            return {}
+        for job, base in pairs:
+            self.test_set(job, name), self.test_set(base, name)  # checks the hypothesis counts
+        systems = [self.stats(job, name, test) for job, _ in pairs]
+        bases = [self.stats(base, name, test) for _, base in pairs]
+        samples, groups = self.rules.samples, test.groups
+        out = {ALL: difference_columns(compare(bases, systems, groups, samples))}
+        members = self.bucket_members(pairs[0][0], name, test)
+        for b in buckets:
+            indices = members.get(b["bucket"])
+            if indices:
+                sub = groups.subset(indices)
+                out[b["bucket"]] = difference_columns(compare([s.subset(indices) for s in bases],
+                                                              [s.subset(indices) for s in systems], sub, samples))
+        short = [i for b in buckets if b["high"] is not None and b["high"] <= SHORT_MAX
+                 for i in members.get(b["bucket"]) or []]
+        long = [i for b in buckets if b["low"] is not None and b["low"] >= LONG_MIN
+                for i in members.get(b["bucket"]) or []]
+        if short and long:
+            out[ALL].update(difference_columns(interaction(bases, systems, groups, short, long, samples),
+                                               "interaction_"))
+        return out
+
+    def rows(self, setting: Setting, name: str, buckets: list[dict]) -> list[dict]:
+        jobs = [job for job in setting.jobs if name in job.test_sets()]
+        results = [job.test_sets()[name] for job in jobs]
         n = len(jobs)
-        common = {"setting": setting.label, "pe": setting.pe, "group": setting.group,
+        bucketed_by = ((results[0].get("by_length") or {}).get("bucketed_by"))
+        common = {"setting": setting.label, "pe": setting.pe, "group": setting.group, "test_set": name,
                   "encoding": setting.config.get("encoding.name"), "ablation": setting.config.get("ablation.name"),
                   "train_words": train_words(setting.config), "model": setting.config.get("model.name"),
                   "seeds": n, "interval": "bootstrap 95%" if n == 1 else f"mean ± std over {n} seeds"}
@@ -170,16 +237,16 @@ class Aggregator:
                   for key in ("parameters", "target_tokens_per_s", "train_minutes", "steps")}
         for key in ("parameters", "steps"):
             totals[key] = None if totals[key] is None else int(totals[key])
-        comparisons = self.comparisons(setting, buckets) if self.samples else {}
-        intervals = self.whole_split_intervals(setting)
-        whole = {"bucket": ALL, "low": None, "high": None, "sentences": jobs[0].metrics.get("sentences")}
-        whole.update(score_columns([j.metrics.get("bleu") for j in jobs], [intervals["bleu"]], "bleu"))
-        whole.update(score_columns([j.metrics.get("chrf") for j in jobs], [intervals["chrf"]], "chrf"))
+        comparisons = self.comparisons(setting, name, buckets) if self.rules.samples else {}
+        intervals = self.whole_split_intervals(setting, name)
+        whole = {"bucket": ALL, "low": None, "high": None, "sentences": results[0].get("sentences")}
+        whole.update(score_columns([r.get("bleu") for r in results], [intervals["bleu"]], "bleu"))
+        whole.update(score_columns([r.get("chrf") for r in results], [intervals["chrf"]], "chrf"))
         for key in PER_BUCKET:
             whole[key] = None
         out = [whole]
         for b in buckets:
-            cells = [bucket_table(j).get(b["bucket"]) for j in jobs]
+            cells = [bucket_table(r).get(b["bucket"]) for r in results]
             cells = [c if c and c.get("sentences") else None for c in cells]  # an empty bucket has no scores
             if all(c is None for c in cells):
                 continue
@@ -191,21 +258,50 @@ class Aggregator:
                 row[key] = spread([c.get(key) if c else None for c in cells])[0]
             out.append(row)
         for row in out:
-            comparison = comparisons.get(row["bucket"], {})
-            row.update({k: comparison.get(k) for k in ("delta_bleu", "p_bleu", "delta_chrf", "p_chrf")})
+            row["lengths"] = training_lengths(row, setting.config, bucketed_by)
+            row["decides"] = bool(row["sentences"]) and row["sentences"] >= self.rules.min_bucket
+            row.update(NO_COMPARISON, **comparisons.get(row["bucket"], {}))
             row.update(totals)
             row["jobs"] = " ".join(j.name for j in jobs)
         return [dict(common, **row) for row in out]
 
 
-def aggregate(jobs: list[Job], settings: list[Setting], baseline: Baseline, samples: int) -> Report:
+def adjust_for_many_tests(rows: list[dict]) -> None:
+    """p_<metric>_holm: Holm-adjusted over every test of the report of that metric (buckets, whole sets and
+    interactions together), which the stars use."""
+    for metric in ("bleu", "chrf"):
+        keys = (f"p_{metric}", f"p_interaction_{metric}")
+        cells = [(row, key) for row in rows for key in keys if row.get(key) is not None]
+        for (row, key), adjusted in zip(cells, holm([row[key] for row, key in cells])):
+            row[f"{key}_holm"] = round(adjusted, 6)
+
+
+def rules_from(jobs: list[Job], samples: Optional[int], min_bucket: Optional[int], margin: Optional[float]) -> Rules:
+    """Given values, else the first finished job's report config (report.min_bucket, report.equivalence_margin)."""
+    config = next((j.config for j in jobs if j.finished), {})
+    rules = Rules(min_bucket=config.get("report.min_bucket", MIN_BUCKET),
+                  margin=config.get("report.equivalence_margin", MARGIN))
+    if samples is not None:
+        rules.samples = samples
+    if min_bucket is not None:
+        rules.min_bucket = min_bucket
+    if margin is not None:
+        rules.margin = margin
+    return rules
+
+
+def aggregate(jobs: list[Job], settings: list[Setting], baseline: Baseline, rules: Rules) -> Report:
     settings = sorted(settings, key=lambda s: (s.group, not baseline.matches(s.jobs[0]), s.label))  # baseline first
-    aggregator = Aggregator(jobs, settings, baseline, samples)
+    aggregator = Aggregator(jobs, settings, baseline, rules)
     buckets = bucket_order(settings)
     report = Report(settings=settings, unfinished=[j.name for j in jobs if not j.finished],
-                    baseline=baseline.describe())
-    for setting in settings:
-        report.rows += aggregator.rows(setting, buckets)
+                    baseline=baseline.describe(), rules=rules)
+    names = list(dict.fromkeys(name for s in settings for job in s.jobs for name in job.test_sets()))
+    for name in names:
+        for setting in settings:
+            if any(name in job.test_sets() for job in setting.jobs):
+                report.rows += aggregator.rows(setting, name, buckets)
+    adjust_for_many_tests(report.rows)
     if not buckets:
         aggregator.notes.append("No job has a by_length report in its metrics.json: whole-split scores only.")
     report.notes = aggregator.notes

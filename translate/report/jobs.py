@@ -71,11 +71,26 @@ class Job:
         """The setting without the positional encoding, seed included: what a job is paired on with its baseline."""
         return tuple((k, v) for k, v in self.setting if k.split(".")[0] not in PE_SECTIONS) + (("seed", self.seed),)
 
-    def hypotheses(self) -> list[str]:
-        path = self.path / f"{self.metrics.get('split', 'test')}.hyp.txt"
+    def test_sets(self) -> dict[str, dict]:
+        """{test set name: its results}: see `test_set_results`."""
+        return test_set_results(self.metrics or {})
+
+    def hypotheses(self, test_set: str | None = None) -> list[str]:
+        path = self.path / f"{test_set or self.metrics.get('split', 'test')}.hyp.txt"
         if not path.exists():
             raise SweepError(f"{self.name}: {path.name} is missing though metrics.json is there")
         return path.read_text(encoding="utf-8").splitlines()
+
+
+def test_set_results(metrics: dict) -> dict[str, dict]:
+    """The one place that knows how metrics.json lays out its test sets: {name: results}, each results holding
+    bleu, chrf, sentences, split and by_length. Runs since eval.test_sets list each test set under `test_sets`;
+    older runs tested one split, named by `split`, at the top level."""
+    if not metrics:
+        return {}
+    if "test_sets" in metrics:
+        return {name: {"split": name, **results} for name, results in metrics["test_sets"].items()}
+    return {metrics.get("split", "test"): metrics}
 
 
 def read_job(path: Path, sweep_dir: Path) -> Job:

@@ -9,11 +9,12 @@ from datetime import date
 from pathlib import Path
 
 from translate.report import build_report
-from translate.report.aggregate import ALL, Report
+from translate.report.aggregate import ALL, Report, Rules
 from translate.report.attention_images import cross_attention_images, pick_examples
-from translate.report.claims import THRESHOLDS, check_claims, is_nope, is_sinusoidal
+from translate.report.claims import check_claims, is_nope, is_sinusoidal, thresholds
 from translate.report.plots import PLOTS
-from translate.report.tables import comparison_cell, number, pivot, score_cell, whole_split_table
+from translate.report.tables import (alignment_cell, comparison_cell, number, pivot, reading_rules, score_cell,
+                                     whole_split_table)
 from translate.training.checkpoint import atomic_write, atomic_write_text
 
 
@@ -23,7 +24,10 @@ def load_report(sweep_dir: Path) -> Report:
     if not path.exists():
         build_report(sweep_dir)
     data = json.loads(path.read_text(encoding="utf-8"))
-    return Report(rows=data["rows"], unfinished=data["unfinished"], notes=data["notes"], baseline=data["baseline"])
+    rules = data.get("rules") or {}
+    return Report(rows=data["rows"], unfinished=data["unfinished"], notes=data["notes"], baseline=data["baseline"],
+                  rules=Rules(rules.get("samples", 1000), rules.get("min_bucket", Rules.min_bucket),
+                              rules.get("equivalence_margin", Rules.margin)))
 
 
 def slug(text: str) -> str:
@@ -72,22 +76,23 @@ def seed_caveat(report: Report) -> list[str]:
         return []
     return ["One seed per setting: the intervals and p-values are over test sentences, not over training runs, so a "
             "difference of about one BLEU point may not survive another seed (add the `seeds` sweep, e.g. "
-            "`'+sweep=[seed_repro_cpu,seeds]'`, for mean ± std over three).", ""]
+            "`'+sweep=[seed_repro_cpu,seeds]'`, for a t-interval over per-seed deltas).", ""]
 
 
 def claims_section(report: Report) -> list[str]:
-    verdicts = check_claims(report.rows)
+    rules = report.rules
+    verdicts = check_claims(report.rows, rules.margin, rules.min_bucket)
     lines = []
     for v in verdicts:
         lines += [f"**{v.claim}** — {v.status}.", ""] + [f"- {d}" for d in v.details] + [""]
-    disagree = [v for v in verdicts if v.status in ("not supported", "partly supported")]
+    disagree = [v for v in verdicts if v.status in ("not supported", "partly supported", "inconclusive")]
     if disagree:
-        lines += ["Where the data disagree: " + "; ".join(
+        lines += ["Where the data disagree or cannot decide: " + "; ".join(
             f"{v.claim.split(')')[0]}) is {v.status}" for v in disagree)
             + ". The lines above name the buckets and training groups.", ""]
     lines += seed_caveat(report)
-    lines += [f"Thresholds: {THRESHOLDS}. Δ and p: paired bootstrap against sinusoidal PE trained on the same "
-              "lengths; a bucket of a few dozen sentences gives wide intervals, so read small buckets with care.", ""]
+    lines += [f"Wording rules: {thresholds(rules.margin, rules.min_bucket)}. Δ: against sinusoidal PE trained on "
+              "the same lengths with the same seed; `[lo, hi]` its 95% interval.", ""]
     return lines
 
 
@@ -105,7 +110,7 @@ def results_markdown(report: Report, sweep_dir: Path, assets: Path, link: str) -
     lines += ["## Scores", "", "### Whole test split", ""] + whole_split_table(report) + [""]
     for title, cell in (("BLEU by length", lambda r: score_cell(r, "bleu")),
                         ("Δ BLEU against sinusoidal PE by length", lambda r: comparison_cell(r, "bleu")),
-                        ("Cross-attention diagonal share by length", lambda r: number(r.get("diagonal_share")))):
+                        ("Cross-attention alignment by length", alignment_cell)):
         lines += [line.replace("## ", "### ", 1) for line in pivot(report, cell, title)]
     for key, label, name in PLOTS:
         source = sweep_dir / "report" / name
@@ -113,6 +118,7 @@ def results_markdown(report: Report, sweep_dir: Path, assets: Path, link: str) -
             shutil.copyfile(source, assets / name)
             lines += [f"![{label} by length]({link}/{name})", ""]
     lines += ["## Attention maps", ""] + attention_section(report, sweep_dir, assets, link)
+    lines += ["## How to read the numbers", ""] + reading_rules(report) + [""]
     if report.unfinished or report.notes:
         lines += ["## Notes", ""] + [f"- unfinished: {j}" for j in report.unfinished] + [
             f"- {n}" for n in report.notes] + [""]

@@ -8,13 +8,19 @@ import json
 from pathlib import Path
 from typing import Optional
 
-from translate.report.aggregate import ALL, Report
+from translate.report.aggregate import ALL, LONG_MIN, SHORT_MAX, Report
+from translate.report.significance import p_text
 from translate.training.checkpoint import atomic_write_text
 
-CSV_COLUMNS = ("setting", "pe", "group", "encoding", "ablation", "train_words", "model", "seeds", "bucket", "low",
-               "high", "sentences", "bleu", "bleu_low", "bleu_high", "bleu_std", "chrf", "chrf_low", "chrf_high",
-               "chrf_std", "interval", "diagonal_share", "attention_entropy", "length_ratio", "delta_bleu", "p_bleu",
-               "delta_chrf", "p_chrf", "parameters", "target_tokens_per_s", "train_minutes", "steps", "jobs")
+CSV_COLUMNS = ("setting", "pe", "group", "test_set", "encoding", "ablation", "train_words", "model", "seeds",
+               "bucket", "low", "high", "sentences", "lengths", "decides", "bleu", "bleu_low", "bleu_high", "bleu_std",
+               "chrf", "chrf_low", "chrf_high", "chrf_std", "interval", "diagonal_share", "diagonal_share_normalised",
+               "diagonal_share_normalised_low", "diagonal_share_normalised_high", "monotonicity",
+               "attention_entropy", "length_ratio", "delta_bleu", "delta_bleu_low", "delta_bleu_high",
+               "delta_bleu_std", "p_bleu", "p_bleu_holm", "delta_chrf", "delta_chrf_low", "delta_chrf_high",
+               "delta_chrf_std", "p_chrf", "p_chrf_holm", "test_bleu", "delta_interaction_bleu",
+               "delta_interaction_bleu_low", "delta_interaction_bleu_high", "p_interaction_bleu",
+               "p_interaction_bleu_holm", "parameters", "target_tokens_per_s", "train_minutes", "steps", "jobs")
 
 
 def csv_text(report: Report) -> str:
@@ -26,8 +32,8 @@ def csv_text(report: Report) -> str:
 
 
 def json_text(report: Report) -> str:
-    return json.dumps({"baseline": report.baseline, "rows": report.rows, "unfinished": report.unfinished,
-                       "notes": report.notes}, indent=1, ensure_ascii=False) + "\n"
+    return json.dumps({"baseline": report.baseline, "rules": report.rules.as_dict(), "rows": report.rows,
+                       "unfinished": report.unfinished, "notes": report.notes}, indent=1, ensure_ascii=False) + "\n"
 
 
 def number(value, digits: int = 2) -> str:
@@ -48,10 +54,14 @@ def score_cell(row: dict, key: str) -> str:
 
 
 def comparison_cell(row: dict, key: str = "bleu") -> str:
+    """"-1.20 [-2.31, -0.08] (p=0.030)*": Δ, its 95% interval and p; the star when the Holm-adjusted p < 0.05."""
     delta, p = row.get(f"delta_{key}"), row.get(f"p_{key}")
     if delta is None:
         return "–"
-    return f"{delta:+.2f} (p={p:.3f})" + ("*" if p < 0.05 else "")
+    low, high = row.get(f"delta_{key}_low"), row.get(f"delta_{key}_high")
+    interval = f" [{low:+.2f}, {high:+.2f}]" if low is not None and high is not None else ""
+    adjusted = row.get(f"p_{key}_holm", p)
+    return f"{delta:+.2f}{interval} ({p_text(p)})" + ("*" if adjusted is not None and adjusted < 0.05 else "")
 
 
 def markdown_table(header: list[str], lines: list[list[str]], align: Optional[list[str]] = None) -> list[str]:
@@ -60,60 +70,114 @@ def markdown_table(header: list[str], lines: list[list[str]], align: Optional[li
         "| " + " | ".join(line) + " |" for line in lines]
 
 
-def pivot(report: Report, cell, title: str) -> list[str]:
-    """Settings as rows, length buckets as columns."""
-    buckets, counts = [], {}
-    for row in report.rows:
-        if row["bucket"] != ALL and row["bucket"] not in buckets:
-            buckets.append(row["bucket"])
-            counts[row["bucket"]] = row["sentences"]
-    if not buckets:
-        return []
-    by_setting: dict[str, dict] = {}
-    for row in report.rows:
-        by_setting.setdefault(row["setting"], {})[row["bucket"]] = row
-    lines = [[setting] + [cell(cells[b]) if b in cells else "–" for b in buckets]
-             for setting, cells in by_setting.items()]
-    return [f"## {title}", ""] + markdown_table(["setting"] + [f"{b} (n={counts[b]})" for b in buckets],
-                                               lines) + [""]
+def bucket_header(row: dict, min_bucket: int) -> str:
+    """"11-15 (n=241)"; "21+ (n=5, too few)" below min_bucket."""
+    return f"{row['bucket']} (n={row['sentences']}" + (", too few" if row["sentences"] < min_bucket else "") + ")"
 
 
-def whole_split_table(report: Report) -> list[str]:
+def pivot(report: Report, cell, title: str, test_set: str | None = None) -> list[str]:
+    """Settings as rows, length buckets as columns; per training group, the buckets of lengths it was trained on
+    first, then those beyond (extrapolation), so the two are never read as one."""
+    rows = [r for r in report.rows if test_set is None or r.get("test_set") == test_set]
+    out = []
+    for group in sorted({r["group"] for r in rows}):
+        in_group = [r for r in rows if r["group"] == group and r["bucket"] != ALL]
+        if not in_group:
+            continue
+        headers: dict[str, str] = {}
+        for kind in ("trained", "partly", "beyond", None):
+            for r in in_group:
+                if r.get("lengths") == kind and r["bucket"] not in headers:
+                    headers[r["bucket"]] = bucket_header(r, report.rules.min_bucket)
+        kinds = {r["bucket"]: r.get("lengths") for r in in_group}
+        by_setting: dict[str, dict] = {}
+        for r in in_group:
+            by_setting.setdefault(r["setting"], {})[r["bucket"]] = r
+        label = {"trained": "trained lengths", "partly": "partly trained", "beyond": "beyond training lengths"}
+        names = [f"{label[kinds[b]]}: {h}" if kinds[b] else h for b, h in headers.items()]
+        lines = [[setting] + [cell(cells[b]) if b in cells else "–" for b in headers]
+                 for setting, cells in by_setting.items()]
+        out += [f"## {title}" + (f", {group}" if group else ""), ""] + markdown_table(["setting"] + names, lines) + [""]
+    return out
+
+
+def whole_split_table(report: Report, test_set: str | None = None) -> list[str]:
     return markdown_table(
-        ["setting", "seeds", "BLEU", "chrF", "Δ BLEU vs baseline", "Δ chrF", "parameters", "target tokens/s",
-         "train minutes", "steps"],
+        ["setting", "seeds", "BLEU", "chrF", "Δ BLEU vs baseline", "Δ chrF", "Δ_long − Δ_short BLEU", "parameters",
+         "target tokens/s", "train minutes", "steps"],
         [[r["setting"], str(r["seeds"]), score_cell(r, "bleu"), score_cell(r, "chrf"), comparison_cell(r, "bleu"),
-          comparison_cell(r, "chrf"), number(r["parameters"]), number(r["target_tokens_per_s"], 0),
-          number(r["train_minutes"], 1), number(r["steps"], 0)] for r in report.rows if r["bucket"] == ALL])
+          comparison_cell(r, "chrf"), comparison_cell(r, "interaction_bleu"), number(r["parameters"]),
+          number(r["target_tokens_per_s"], 0), number(r["train_minutes"], 1), number(r["steps"], 0)]
+         for r in report.rows if r["bucket"] == ALL and (test_set is None or r.get("test_set") == test_set)])
+
+
+def test_set_names(report: Report) -> list[str]:
+    return list(dict.fromkeys(r.get("test_set") for r in report.rows))
+
+
+def reading_rules(report: Report) -> list[str]:
+    """How the intervals, tests and stars were made: the same text on the sweep report and the results page."""
+    rules = report.rules
+    return [
+        "- Scores: sacreBLEU BLEU and chrF on detokenized, cased text. `[lo, hi]`: 95% bootstrap interval (one "
+        "seed). `± x`: standard deviation over seeds, the value being their mean.",
+        f"- Bootstrap: {rules.samples:,} samples of *groups* of test pairs (pairs sharing an English or a French "
+        "sentence are drawn together; they are not independent), BLEU and chrF recomputed from summed sentence "
+        "statistics.",
+        "- Δ: setting minus the baseline trained in the same context with the same seed, on the same sentences. "
+        "`[lo, hi]`: 95% interval of Δ. One seed: paired group bootstrap (interval: percentiles; p: sacreBLEU's "
+        "paired bootstrap test). Several seeds: Δ is the mean of the per-seed deltas, the interval a t-interval whose "
+        "squared standard error adds the spread between seeds (s²/S) and the test-set bootstrap variance of the "
+        "mean (Welch–Satterthwaite degrees of freedom, S − 1 when the seeds' spread dominates); seeds are never "
+        "pooled as more sentences.",
+        "- Δ_long − Δ_short: how much more the setting loses on long sentences (from "
+        f"{LONG_MIN} words) than on short ones (up to {SHORT_MAX}), with its own interval (both on the same "
+        "resamples).",
+        f"- p: `< 0.001` at or below the bootstrap floor 1/(B+1); `*`: Holm-adjusted p < 0.05 across all the tests "
+        "of this page (BLEU and chrF separately).",
+        f"- Buckets of fewer than {rules.min_bucket} sentences (`too few`) are shown but decide no verdict; columns "
+        "are split into lengths the models were trained on and lengths beyond them (extrapolation).",
+        "- Diagonal share, normalised: (s − c)/(1 − c), s the cross-attention mass within ±1 source token of the "
+        "monotone diagonal while reading the reference, c the share of uniform attention (1.0: monotone, 0: no "
+        "better than uniform, at every length). Monotonicity: Kendall τ between target position and the most "
+        "attended source position.",
+        "- Plots: one line per encoding/ablation, one panel per other setting that varies; grey: the buckets "
+        "holding lengths the models were trained on.",
+        "- Every row, with its run folders: report.csv; the same as data: report.json."]
 
 
 def markdown_text(report: Report, name: str, images: list[tuple[str, str]]) -> str:
     whole = [r for r in report.rows if r["bucket"] == ALL]
+    names = test_set_names(report)
     lines = [f"# Sweep report: {name}", "",
-             f"{len(report.settings)} settings, {sum(r['seeds'] for r in whole)} finished jobs"
+             f"{len(report.settings)} settings, {len({j for r in whole for j in r['jobs'].split()})} finished jobs"
              + (f", {len(report.unfinished)} unfinished ({', '.join(report.unfinished)})" if report.unfinished
-                else "") + f". Baseline of the paired tests: {report.baseline or '–'}.", "",
-             "## Whole test split", ""]
-    lines += whole_split_table(report)
-    lines.append("")
-    lines += pivot(report, lambda r: score_cell(r, "bleu"), "BLEU by length")
-    lines += pivot(report, lambda r: score_cell(r, "chrf"), "chrF by length")
-    lines += pivot(report, lambda r: comparison_cell(r, "bleu"), "Δ BLEU against the baseline by length")
-    lines += pivot(report, lambda r: number(r.get("diagonal_share")), "Cross-attention diagonal share by length")
+                else "") + f". Baseline of the paired tests: {report.baseline or '–'}.", ""]
+    for test_set in names:
+        title = "" if len(names) == 1 else f" ({test_set})"
+        lines += [f"## Whole test set{title}", ""] + whole_split_table(report, test_set) + [""]
+        lines += pivot(report, lambda r: score_cell(r, "bleu"), f"BLEU by length{title}", test_set)
+        lines += pivot(report, lambda r: score_cell(r, "chrf"), f"chrF by length{title}", test_set)
+        lines += pivot(report, lambda r: comparison_cell(r, "bleu"), f"Δ BLEU against the baseline by length{title}",
+                       test_set)
+        lines += pivot(report, alignment_cell, f"Cross-attention alignment by length{title}", test_set)
     lines += [f"![{alt}]({path})" for alt, path in images]
-    lines += ["", "## How to read this", "",
-              "- Scores: sacreBLEU BLEU and chrF on detokenized, cased text. `[lo, hi]`: 95% bootstrap interval over "
-              "the test sentences (one seed). `± x`: standard deviation over seeds, the value being their mean.",
-              "- Δ: setting minus the baseline trained in the same context (all other settings and the seed equal), "
-              "sentences of all seeds pooled; p: sacreBLEU paired bootstrap resampling, `*` below 0.05.",
-              "- Diagonal share: the part of cross-attention mass within ±1 source token of the monotone diagonal "
-              "(1.0: a perfectly monotone alignment; about 3/source length: uniform attention).",
-              "- Plots: one line per encoding/ablation, one panel per other setting that varies; grey: the buckets "
-              "holding lengths the models were trained on.",
-              "- Every row, with its run folders: report.csv; the same as data: report.json."]
+    lines += ["", "## How to read this", ""] + reading_rules(report)
     if report.notes:
         lines += ["", "## Notes", ""] + [f"- {note}" for note in report.notes]
     return "\n".join(lines) + "\n"
+
+
+def alignment_cell(row: dict) -> str:
+    """"0.41 [0.38, 0.44], τ 0.62": normalised diagonal share with its interval, and monotonicity; the raw share
+    where a run predates the normalised one."""
+    value = row.get("diagonal_share_normalised")
+    if value is None:
+        return number(row.get("diagonal_share"))
+    low, high = row.get("diagonal_share_normalised_low"), row.get("diagonal_share_normalised_high")
+    text = f"{value:.2f}" + (f" [{low:.2f}, {high:.2f}]" if low is not None and high is not None else "")
+    tau = row.get("monotonicity")
+    return text + (f", τ {tau:.2f}" if tau is not None else "")
 
 
 def write_tables(report: Report, out_dir: Path, name: str, images: list[tuple[str, str]]) -> None:

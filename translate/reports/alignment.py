@@ -1,14 +1,24 @@
-"""How far cross-attention "lines up along the diagonal", as numbers.
+"""How far cross-attention "lines up along the diagonal", as numbers, read while the model is teacher-forced on the
+REFERENCE: every system reads the same target, so its output length, repetitions or omissions cannot move the
+numbers (forcing its own hypothesis would let them in).
 
 diagonal share: the attention mass within +-`band` source tokens of the monotone diagonal j*(i) = i (Ts-1)/(Tt-1),
 which joins the first target token to the first source token and eos to eos; averaged over target tokens, heads
 and layers. 1.0 for a monotone one-to-one alignment; about (2 band + 1) / Ts for uniform attention.
 entropy: -sum_j p_ij log p_ij in nats per query, averaged over queries, heads and layers.
+normalised share: (s - c) / (1 - c), c the share of uniform attention on the same (Tt, Ts) grid: 1.0 for a monotone
+alignment and 0 for uniform attention at every length (the raw chance level falls from ~0.3 to ~0.07 with length);
+None where the band covers every source token (c = 1).
+monotonicity: Kendall's tau-b between target position and the most attended source position (head- and
+layer-averaged attention): 1 for a monotone alignment, 0 for none, -1 for a reversed one.
 """
 from __future__ import annotations
 
-from typing import Sequence
+import math
+from dataclasses import dataclass
+from typing import Optional, Sequence
 
+import numpy as np
 import torch
 from torch import Tensor
 
@@ -42,10 +52,95 @@ def mean_by_bucket(values: Sequence[float], bucket_of: Sequence[int], n_buckets:
     return [round(s / c, 3) if c else None for s, c in zip(sums, counts)]
 
 
-def sentence_alignment(model, tokenizer, src_ids: list[list[int]], hyp_ids: list[list[int]],
-                       batch_tokens: int = 4000) -> tuple[list[float], list[float]]:
-    """Per sentence: (diagonal shares, cross-attention entropies) of the model's own hypotheses."""
-    shares, entropies = [0.0] * len(src_ids), [0.0] * len(src_ids)
-    for i, att in forced_attention(model, tokenizer, src_ids, hyp_ids, batch_tokens):
-        shares[i], entropies[i] = diagonal_share(att.cross), attention_entropy(att.cross)
-    return shares, entropies
+def chance_share(tq: int, tk: int, band: int = 1) -> float:
+    """The diagonal share of uniform attention on a (Tq, Tk) grid."""
+    return float(diagonal_band(tq, tk, band).float().sum(-1).mean() / tk)
+
+
+def normalised_share(share: float, chance: float) -> Optional[float]:
+    return None if chance >= 1.0 else (share - chance) / (1.0 - chance)
+
+
+def kendall_tau(values: Sequence[float]) -> float:
+    """tau-b of (position, value) pairs; positions have no ties, values may. 0 when all values are equal."""
+    v = np.asarray(values, dtype=np.float64)
+    n = len(v)
+    if n < 2:
+        return 0.0
+    upper = np.triu_indices(n, 1)
+    signs = np.sign(v[None, :] - v[:, None])[upper]     # pairs i < j: target order is +1
+    pairs = n * (n - 1) / 2
+    untied = pairs - float((signs == 0).sum())
+    return 0.0 if untied == 0 else float(signs.sum() / math.sqrt(pairs * untied))
+
+
+@dataclass
+class SentenceAlignment:
+    """Per sentence: shares per layer (raw and normalised), their means, monotonicity and entropy."""
+
+    share: float
+    normalised: Optional[float]
+    by_layer: list[Optional[float]]      # normalised share of each layer
+    monotonicity: float
+    entropy: float
+
+
+def align_one(cross: Tensor, band: int = 1) -> SentenceAlignment:
+    """cross (L, H, Tt, Ts) -> SentenceAlignment."""
+    tq, tk = cross.shape[-2:]
+    chance = chance_share(tq, tk, band)
+    layers = [diagonal_share(cross[layer], band) for layer in range(cross.size(0))]
+    share = sum(layers) / len(layers)
+    argmax = cross.mean((0, 1)).argmax(-1).tolist()       # (Tt,) most attended source position per target token
+    return SentenceAlignment(share, normalised_share(share, chance), [normalised_share(v, chance) for v in layers],
+                             kendall_tau(argmax), attention_entropy(cross))
+
+
+def sentence_alignment(model, tokenizer, src_ids: list[list[int]], ref_ids: list[list[int]],
+                       batch_tokens: int = 4000) -> list[SentenceAlignment]:
+    """One SentenceAlignment per sentence, the model teacher-forced on the reference ids (no specials)."""
+    out: list[Optional[SentenceAlignment]] = [None] * len(src_ids)
+    for i, att in forced_attention(model, tokenizer, src_ids, ref_ids, batch_tokens):
+        out[i] = align_one(att.cross)
+    return out
+
+
+def mean_interval(values: Sequence[Optional[float]], samples: int = 1000, seed: int = 12345
+                  ) -> tuple[Optional[float], Optional[float], Optional[float]]:
+    """(mean, 2.5th, 97.5th percentile of the bootstrap mean over sentences), None values left out."""
+    v = np.asarray([x for x in values if x is not None], dtype=np.float64)
+    if not len(v):
+        return None, None, None
+    if not samples:
+        return round(float(v.mean()), 3), None, None
+    means = v[np.random.default_rng(seed).integers(0, len(v), size=(samples, len(v)))].mean(1)
+    return (round(float(v.mean()), 3), round(float(np.percentile(means, 2.5)), 3),
+            round(float(np.percentile(means, 97.5)), 3))
+
+
+def alignment_by_bucket(aligned: list[SentenceAlignment], bucket_of: Sequence[int], n_buckets: int,
+                        samples: int, seed: int) -> list[dict]:
+    """Per bucket: raw share, normalised share with its 95% interval, per-layer normalised shares, monotonicity
+    and entropy."""
+    out = []
+    for b in range(n_buckets):
+        members = [a for a, k in zip(aligned, bucket_of) if k == b]
+        mean, low, high = mean_interval([a.normalised for a in members], samples, seed)
+        layers = len(members[0].by_layer) if members else 0
+        out.append({"diagonal_share": mean_by_bucket([a.share for a in members], [0] * len(members), 1)[0],
+                    "diagonal_share_normalised": mean, "diagonal_share_normalised_low": low,
+                    "diagonal_share_normalised_high": high,
+                    "diagonal_share_normalised_by_layer": [mean_interval([a.by_layer[k] for a in members], 0)[0]
+                                                           for k in range(layers)],
+                    "monotonicity": mean_by_bucket([a.monotonicity for a in members], [0] * len(members), 1)[0],
+                    "attention_entropy": mean_by_bucket([a.entropy for a in members], [0] * len(members), 1)[0]})
+    return out
+
+
+def per_sentence(aligned: list[SentenceAlignment]) -> dict[str, list]:
+    """The per-sentence values, as stored in metrics.json (4 decimals)."""
+    def r(x):
+        return None if x is None else round(x, 4)
+    return {"diagonal_share": [r(a.share) for a in aligned],
+            "diagonal_share_normalised": [r(a.normalised) for a in aligned],
+            "monotonicity": [r(a.monotonicity) for a in aligned], "attention_entropy": [r(a.entropy) for a in aligned]}

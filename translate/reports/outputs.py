@@ -9,10 +9,12 @@ from matplotlib.figure import Figure
 from translate.reports.figures import new_figure, to_image
 from translate.training.checkpoint import atomic_write_text
 
-SCALARS = ("bleu", "chrf", "length_ratio", "diagonal_share", "attention_entropy")
+SCALARS = ("bleu", "chrf", "length_ratio", "diagonal_share", "diagonal_share_normalised", "monotonicity",
+           "attention_entropy")
 COLUMNS = (("bucket", "bucket"), ("sentences", "sentences"), ("bleu", "BLEU"), ("bleu_ci", "BLEU 95% CI"),
            ("chrf", "chrF"), ("chrf_ci", "chrF 95% CI"), ("length_ratio", "hyp/ref words"),
-           ("diagonal_share", "diagonal share"), ("attention_entropy", "entropy (nats)"))
+           ("diagonal_share", "diagonal share"), ("diagonal_share_normalised", "normalised share"),
+           ("monotonicity", "Kendall τ"), ("attention_entropy", "entropy (nats)"))
 
 
 def _cell(value) -> str:
@@ -30,9 +32,11 @@ def markdown_table(by_length: dict, note: str = "", test_set: str = "") -> str:
         lines += [note, ""]
     lines.append("| " + " | ".join(title for _, title in COLUMNS) + " |")
     lines.append("|" + "|".join("---" if key == "bucket" else "--:" for key, _ in COLUMNS) + "|")
-    lines += ["| " + " | ".join(_cell(row[key]) for key, _ in COLUMNS) + " |" for row in by_length["buckets"]]
-    lines += ["", "CI: 95% paired bootstrap over the bucket's sentences. Diagonal share: cross-attention mass within "
-              "±1 source token of the monotone diagonal. Entropy: of cross-attention rows, mean over heads and layers."]
+    lines += ["| " + " | ".join(_cell(row.get(key)) for key, _ in COLUMNS) + " |" for row in by_length["buckets"]]
+    lines += ["", "CI: 95% paired bootstrap over the bucket's sentences. Alignment read while forcing the reference. "
+              "Diagonal share: cross-attention mass within ±1 source token of the monotone diagonal; normalised: "
+              "(s − c)/(1 − c), c that of uniform attention. Kendall τ: target position against the most attended "
+              "source position. Entropy: of cross-attention rows, mean over heads and layers."]
     return "\n".join(lines) + "\n"
 
 
@@ -61,7 +65,7 @@ def write_by_length(by_length: dict, out_dir: Path, writer, step: int, draw_char
         return
     for row in by_length["buckets"]:
         for key in SCALARS:
-            if row[key] is not None:
+            if row.get(key) is not None:
                 writer.add_scalar(f"{test_set}/{key}_by_length/{row['bucket']}", row[key], step)
     if draw_chart:
         writer.add_image(f"{test_set}/by_length/bar_chart", to_image(bar_chart(by_length, test_set)), step,

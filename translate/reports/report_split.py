@@ -10,7 +10,7 @@ from torch.utils.tensorboard import SummaryWriter
 
 from translate.data.pipeline import TokenizedSplit
 from translate.decoding.translator import Translator
-from translate.reports.alignment import mean_by_bucket, sentence_alignment
+from translate.reports.alignment import alignment_by_bucket, per_sentence, sentence_alignment
 from translate.reports.attention_maps import Probe, choose_probes, log_attention_maps
 from translate.reports.bleu_by_length import scores_by_bucket
 from translate.reports.buckets import LENGTH_OF, Bucket, assign, make_buckets
@@ -28,20 +28,21 @@ def split_buckets(settings: ReportSettings, split: TokenizedSplit, n: Optional[i
 
 
 def by_length(settings: ReportSettings, translator: Translator, split: TokenizedSplit, hyps: list[str]) -> dict:
-    """hyps: detokenized translations of the first len(hyps) sentences of `split` (re-tokenized to read the
-    attention the model paid while writing them)."""
+    """hyps: detokenized translations of the first len(hyps) sentences of `split`; the alignment numbers come from
+    the model reading those sentences' references."""
     n = len(hyps)
     buckets, bucket_of = split_buckets(settings, split, n)
     refs = [p.en for p in split.pairs[:n]]
     scores = scores_by_bucket(hyps, refs, bucket_of, len(buckets), settings.bootstrap_samples,
                               settings.bootstrap_seed)
-    shares, entropies = sentence_alignment(translator.model, translator.tokenizer, split.src[:n],
-                                           translator.tokenizer.encode(hyps), translator.settings.batch_tokens)
-    diagonal = mean_by_bucket(shares, bucket_of, len(buckets))
-    entropy = mean_by_bucket(entropies, bucket_of, len(buckets))
-    return {"bucketed_by": settings.bucket_by, "buckets": [
-        {"bucket": b.name, "low": b.low, "high": b.high, **scores[k], "diagonal_share": diagonal[k],
-         "attention_entropy": entropy[k]} for k, b in enumerate(buckets)]}
+    # Alignment of the reference, not of the hypothesis: the same target for every system (translate.reports.alignment)
+    aligned = sentence_alignment(translator.model, translator.tokenizer, split.src[:n], split.tgt[:n],
+                                 translator.settings.batch_tokens)
+    alignment = alignment_by_bucket(aligned, bucket_of, len(buckets), settings.bootstrap_samples,
+                                    settings.bootstrap_seed)
+    return {"bucketed_by": settings.bucket_by, "alignment_forced_on": "reference", "buckets": [
+        {"bucket": b.name, "low": b.low, "high": b.high, **scores[k], **alignment[k]} for k, b in enumerate(buckets)],
+        "per_sentence": per_sentence(aligned)}
 
 
 def training_lengths(data_cfg: DictConfig) -> Optional[tuple[int, Optional[int]]]:

@@ -23,6 +23,8 @@ class ReportSettings:
     probes_per_bucket: int = 1
     images: tuple[str, ...] = IMAGES
     encoding_positions: int = 128
+    min_bucket: int = 50                       # read by the sweep report (translate.report.aggregate.Rules)
+    equivalence_margin: float = 1.0
 
     @classmethod
     def from_config(cls, cfg: DictConfig) -> "ReportSettings":
@@ -38,6 +40,10 @@ class ReportSettings:
         require(cfg, "report.probes_per_bucket", lambda v: is_int(v) and v >= 0, "an integer >= 0")
         require(cfg, "report.images", lambda v: all(i in IMAGES for i in v), f"a list drawn from {list(IMAGES)}")
         positive_int(cfg, "report.encoding_positions")
+        require(cfg, "report.min_bucket", lambda v: is_int(v) and v >= 1, "an integer >= 1", optional=True)
+        require(cfg, "report.equivalence_margin", lambda v: isinstance(v, (int, float)) and not isinstance(v, bool)
+                and v > 0, "a number > 0 (BLEU points)", optional=True)
         r = cfg.report
         return cls(r.bucket_by, tuple(r.edges), r.quantiles, r.bootstrap_samples, r.bootstrap_seed,
-                   r.probes_per_bucket, tuple(r.images), r.encoding_positions)
+                   r.probes_per_bucket, tuple(r.images), r.encoding_positions, r.get("min_bucket", 50),
+                   r.get("equivalence_margin", 1.0))
