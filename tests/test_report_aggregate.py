@@ -195,7 +195,7 @@ def test_a_job_with_missing_hypotheses_is_named(tmp_path, references):
     make_job(tmp_path / "a", "sinusoidal", 1, (1, 9), good, references, 0.9)
     folder = make_job(tmp_path / "b", "none", 1, (1, 9), good, references, 0.9)
     (folder / "test.hyp.txt").write_text("".join(h + "\n" for h in good[:-5]))
-    with pytest.raises(SweepError, match=r"b: \d+ hypotheses but the test split"):
+    with pytest.raises(SweepError, match=r"b: \d+ hypotheses but test set .test."):
         build_report(tmp_path, samples=10, hparams=False)
 
 
