@@ -1,4 +1,4 @@
-"""`python -m translate.report SWEEP_DIR [--baseline encoding=sinusoidal,ablation=none] [--samples 1000]
+"""`python -m translate.report SWEEP_DIR [--baseline encoding=sinusoidal,ablation=none] [--samples 10000]
 [--min-bucket 50] [--margin 1.0]`"""
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
                         help="KEY=VALUE,... naming the jobs every other job is tested against "
                              f"(default: {DEFAULT_BASELINE})")
     parser.add_argument("--samples", type=int, default=None,
-                        help="bootstrap resamples (default 1000); 0: no intervals or tests")
+                        help="bootstrap resamples (default 10000); 0: no intervals or tests")
     parser.add_argument("--min-bucket", type=int, default=None,
                         help="smallest bucket that decides a verdict (default: the jobs' report.min_bucket, 50)")
     parser.add_argument("--margin", type=float, default=None,

@@ -57,7 +57,7 @@ class Baseline:
 class Rules:
     """What decides a verdict: printed on the page. From the jobs' `report` config unless given."""
 
-    samples: int = 1000
+    samples: int = 10000
     min_bucket: int = MIN_BUCKET
     margin: float = MARGIN
 
