@@ -54,7 +54,7 @@ def briefly_trained(model: str, steps: int, max_tokens: int):
 
 
 def from_checkpoint(path: str):
-    from translate.checkpoints import load_model
+    from translate.training.checkpoint import load_model
 
     loaded = load_model(path)
     return loaded.model, loaded.tokenizer, f"checkpoint {path} (model={loaded.config.model.name}, step {loaded.step})"

@@ -32,7 +32,7 @@ def main() -> None:
 
     from hydra import compose, initialize_config_dir
 
-    from translate.train import run
+    from translate.cli.train import run
 
     with initialize_config_dir(config_dir=str(ROOT / "conf"), version_base="1.3"):
         cfg = compose(config_name="config", overrides=[f"train.max_minutes={args.minutes}", *args.overrides])

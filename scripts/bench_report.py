@@ -17,7 +17,7 @@ from pathlib import Path
 
 from omegaconf import OmegaConf
 
-from translate.report import build_report
+from translate.analysis.sweep import build_report
 
 ENCODINGS = ("sinusoidal", "none", "rope", "learned", "alibi", "t5")
 GROUPS = ((1, 9), (11, 17))

@@ -32,13 +32,14 @@ import torch  # noqa: E402
 from omegaconf import OmegaConf, open_dict  # noqa: E402
 
 from conftest import make_config  # noqa: E402
-from translate import translate as translate_cli  # noqa: E402
+from translate.cli import translate as translate_cli  # noqa: E402
 from translate.config import validate_config  # noqa: E402
 from translate.data.cleaning import DropCounts, clean_pairs  # noqa: E402
 from translate.data.corpora import Multi30k, Tatoeba  # noqa: E402
 from translate.data.pipeline import prepare_data  # noqa: E402
 from translate.model.builder import build_model  # noqa: E402
-from translate.train import resume_from  # noqa: E402
+from translate.cli.train import resume_from  # noqa: E402
+from translate import io as atomic_io  # noqa: E402
 from translate.training import checkpoint as ckpt  # noqa: E402
 from translate.training.device import make_runtime  # noqa: E402
 from translate.training.trainer import Trainer  # noqa: E402
@@ -226,13 +227,13 @@ def checkpoint_rows() -> list[Row]:
             ckpt.torch.save = real
 
     def refused():
-        real = ckpt.tempfile.mkstemp
-        ckpt.tempfile.mkstemp = lambda *a, **k: (_ for _ in ()).throw(PermissionError(errno.EACCES, "Permission "
+        real = atomic_io.tempfile.mkstemp
+        atomic_io.tempfile.mkstemp = lambda *a, **k: (_ for _ in ()).throw(PermissionError(errno.EACCES, "Permission "
                                                                                                      "denied"))
         try:
-            ckpt.atomic_write_text(TMP / "readonly" / "config.yaml", "x")
+            atomic_io.atomic_write_text(TMP / "readonly" / "config.yaml", "x")
         finally:
-            ckpt.tempfile.mkstemp = real
+            atomic_io.tempfile.mkstemp = real
 
     cases = [
         ("`train.resume=auto`, last.pt truncated, last.prev.pt good", fallback),

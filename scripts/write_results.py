@@ -11,8 +11,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from translate.report.jobs import SweepError
-from translate.report.results_page import write_results_page
+from translate.analysis.sweep.jobs import SweepError
+from translate.analysis.sweep.results_page import write_results_page
 
 
 def main(argv: list[str] | None = None) -> int:

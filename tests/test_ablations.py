@@ -337,8 +337,8 @@ def test_every_ablation_composes_with_every_encoding(ablation, encoding):
 # -- end to end ---------------------------------------------------------------------------------------------------
 @pytest.mark.slow
 def test_a_run_with_an_ablation_trains_saves_and_reloads(tiny_config, tmp_path):
-    from translate.checkpoints import load_model
-    from translate.train import run
+    from translate.training.checkpoint import load_model
+    from translate.cli.train import run
 
     cfg = tiny_config("encoding=learned", "ablation=side", "ablation.side=decoder", "train.max_steps=4",
                       "train.valid_every=2", "train.save_every=2", "data.test_limit=20", "train.valid_bleu_limit=20")

@@ -17,12 +17,13 @@ import torch
 from omegaconf import OmegaConf
 
 from conftest import TINY_RUN, make_config
-from translate import translate as cli
+from translate.cli import translate as cli
 from translate.data.cleaning import Pair
 from translate.data.corpora import CorpusError, Multi30k, Tatoeba
 from translate.model.builder import build_model
 from translate.training import checkpoint as ckpt
-from translate.training.checkpoint import WriteError, load_checkpoint, save_checkpoint
+from translate.training.checkpoint import load_checkpoint, save_checkpoint
+from translate.io import WriteError
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -223,7 +224,7 @@ def test_command_end_to_end_never_prints_a_traceback(checkpoint):
 # -- run folder and disk --------------------------------------------------------------------------------------------
 
 def test_run_folder_that_cannot_be_created_fails_before_any_work(tiny_config, tmp_path, monkeypatch):
-    from translate import train
+    from translate.cli import train
 
     monkeypatch.setattr(train, "prepare_data", lambda cfg: pytest.fail("data was prepared"))
     (tmp_path / "a_file").write_text("")

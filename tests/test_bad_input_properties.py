@@ -7,11 +7,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import TINY_RUN, make_config
-from translate.checkpoints import LoadedModel
+from translate.training.checkpoint import LoadedModel
 from translate.data.cleaning import normalise
 from translate.decoding.translator import DecodeSettings
 from translate.model.builder import build_model
-from translate.translate import translate_lines
+from translate.cli.translate import translate_lines
 
 MAX_POSITIONS = 24  # a small learned table, so truncation is exercised often
 

@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 import torch
 
+from translate import io as atomic_io
 from translate.training import checkpoint as ckpt
-from translate.training.checkpoint import (CheckpointError, WriteError, atomic_write_text, load_checkpoint,
-                                           newest_valid_checkpoint, previous_path, remove_partial_writes,
-                                           save_checkpoint)
+from translate.training.checkpoint import CheckpointError, load_checkpoint, newest_valid_checkpoint, save_checkpoint
+from translate.io import WriteError, atomic_write_text, previous_path, remove_partial_writes
 from translate.training.device import make_runtime
 from translate.training.interruption import Interrupted, resume_command
 from translate.training.trainer import Trainer, TrainingDiverged
@@ -112,7 +112,7 @@ def test_unwritable_folder_message(tmp_path, monkeypatch):
     """mkstemp is refused as the kernel refuses it in a read-only folder (tests may run as root)."""
     def refuse(*args, **kwargs):
         raise PermissionError(errno.EACCES, os.strerror(errno.EACCES))
-    monkeypatch.setattr(ckpt.tempfile, "mkstemp", refuse)
+    monkeypatch.setattr(atomic_io.tempfile, "mkstemp", refuse)
     with pytest.raises(WriteError) as caught:
         atomic_write_text(tmp_path / "config.yaml", "x")
     assert str(caught.value) == (f"could not write {tmp_path / 'config.yaml'}: Permission denied (EACCES); nothing "
@@ -130,7 +130,7 @@ def test_write_pause_leaves_a_half_written_temporary_file(tmp_path, monkeypatch)
     """The hook the kill test uses: during the pause the temporary file exists and last.pt is the old one."""
     import threading
 
-    monkeypatch.setenv(ckpt.WRITE_PAUSE_ENV, "0.5")
+    monkeypatch.setenv(atomic_io.WRITE_PAUSE_ENV, "0.5")
     path = tmp_path / "last.pt"
     writer = threading.Thread(target=save_checkpoint, args=(path, fake_state(1)))
     writer.start()

@@ -19,7 +19,8 @@ import torch
 from test_reliability import scalars
 from translate.data.cleaning import DropCounts, clean_pairs
 from translate.data.corpora import Tatoeba
-from translate.training.checkpoint import WRITE_PAUSE_ENV, load_checkpoint, newest_valid_checkpoint
+from translate.training.checkpoint import load_checkpoint, newest_valid_checkpoint
+from translate.io import WRITE_PAUSE_ENV
 
 REPO = Path(__file__).resolve().parents[1]
 CORPORA = Path(os.environ.get("TRANSLATE_DATA_DIR") or REPO.parent / "shared" / "data")  # as the code finds them

@@ -12,11 +12,11 @@ from sacrebleu.metrics import BLEU, CHRF
 
 from conftest import make_config
 from translate.data.pipeline import load_splits
-from translate.report import build_report
-from translate.report.__main__ import main as report_main
-from translate.report.aggregate import Baseline
-from translate.report.jobs import SweepError, find_jobs, group_settings
-from translate.report.significance import Groups, SentenceStats, compare
+from translate.analysis.sweep import build_report
+from translate.cli.report import main as report_main
+from translate.analysis.sweep.aggregate import Baseline
+from translate.analysis.sweep.jobs import SweepError, find_jobs, group_settings
+from translate.analysis.sweep.significance import Groups, SentenceStats, compare
 
 EDGES = ((1, 5), (6, 10), (11, 15), (16, 20), (21, None))
 SAMPLES = 200

@@ -2,7 +2,7 @@
 needs an interval inside the margin (never just a large p), and the numbers behind it are printed."""
 from __future__ import annotations
 
-from translate.report.claims import check_claims, diagonal_claim, equivalence, no_pe_claim, zero_dims_claim
+from translate.analysis.sweep.claims import check_claims, diagonal_claim, equivalence, no_pe_claim, zero_dims_claim
 
 BUCKETS = (("1-5", 1, 5, 1000), ("6-10", 6, 10, 1500), ("11-15", 11, 15, 240), ("16-20", 16, 20, 20))
 BASE = {"1-5": 40.0, "6-10": 30.0, "11-15": 20.0, "16-20": 15.0}

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from translate.report.jobs import Job, Setting
-from translate.report.plots import curve_test_set, length_curve, write_length_curve
+from translate.analysis.sweep.jobs import Job, Setting
+from translate.analysis.sweep.plots import curve_test_set, length_curve, write_length_curve
 
 
 def by_length(bleus: list) -> dict:

@@ -9,8 +9,8 @@ import pytest
 from sacrebleu.metrics import BLEU, CHRF
 
 from translate.data.cleaning import Pair
-from translate.report.references import TestSet as SentencesOfTest
-from translate.report.significance import (SCORE, Groups, SentenceStats, compare, group_counts, holm, p_text,
+from translate.analysis.sweep.references import TestSet as SentencesOfTest
+from translate.analysis.sweep.significance import (SCORE, Groups, SentenceStats, compare, group_counts, holm, p_text,
                                            seed_t_interval, t_quantile, t_two_sided_p)
 
 REFS = ["the cat sat on the mat", "a dog barks at night", "I like green tea very much", "she reads a book",

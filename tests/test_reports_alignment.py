@@ -10,9 +10,9 @@ import torch
 from translate.encodings.sinusoidal import Sinusoidal
 from translate.model.transformer import Transformer
 from translate.data.pipeline import TokenizedSplit
-from translate.reports.alignment import (align_one, attention_entropy, chance_share, diagonal_band, diagonal_share,
+from translate.analysis.run.alignment import (align_one, attention_entropy, chance_share, diagonal_band, diagonal_share,
                                          kendall_tau, mean_by_bucket, sentence_alignment)
-from translate.reports.attention_weights import forced_attention
+from translate.analysis.run.attention_weights import forced_attention
 
 SPECIALS = SimpleNamespace(pad_id=0, unk_id=1, bos_id=2, eos_id=3)
 
@@ -105,8 +105,8 @@ def test_kendall_tau_of_argmax_positions():
 def test_alignment_forces_the_reference_the_same_target_for_two_models(monkeypatch):
     """Two different models with different hypotheses: the alignment reads both on the reference ids."""
     from translate.data.cleaning import Pair
-    from translate.reports import report_split
-    from translate.reports.settings import ReportSettings
+    from translate.analysis.run import report_split
+    from translate.analysis.run.settings import ReportSettings
 
     split = TokenizedSplit([Pair("a b c", "x y"), Pair("d e", "z")], [[5, 6, 7], [8, 9]], [[14, 15], [16]])
     seen = []

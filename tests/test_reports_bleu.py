@@ -6,8 +6,8 @@ import random
 import pytest
 from sacrebleu.metrics import BLEU, CHRF
 
-from translate.reports.bleu_by_length import bootstrap_intervals, length_ratio, scores_by_bucket
-from translate.reports.buckets import assign, buckets_from_edges
+from translate.analysis.run.bleu_by_length import bootstrap_intervals, length_ratio, scores_by_bucket
+from translate.analysis.buckets import assign, buckets_from_edges
 
 WORDS = "the a cat dog sees runs into house big small red green quickly slowly and with".split()
 

@@ -7,9 +7,9 @@ from conftest import make_config
 from translate.config import ConfigError
 from translate.data.cleaning import Pair
 from translate.data.pipeline import TokenizedSplit
-from translate.reports.buckets import (LENGTH_OF, Bucket, assign, buckets_from_edges, make_buckets,
+from translate.analysis.buckets import (LENGTH_OF, Bucket, assign, buckets_from_edges, make_buckets,
                                        quantile_edges)
-from translate.reports.settings import ReportSettings
+from translate.analysis.run.settings import ReportSettings
 
 
 def test_default_buckets_at_their_edges():

@@ -7,8 +7,8 @@ import pytest
 from conftest import make_config
 from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
-from translate.evaluate import evaluate
-from translate.train import run
+from translate.cli.evaluate import evaluate
+from translate.cli.train import run
 
 
 def tags(folder) -> dict:

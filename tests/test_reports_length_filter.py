@@ -7,7 +7,7 @@ from conftest import TINY_RUN, make_config
 from translate.config import ConfigError
 from translate.data.corpora import CorpusError
 from translate.data.pipeline import load_splits, prepare_data
-from translate.evaluate import evaluate
+from translate.cli.evaluate import evaluate
 from translate.training.device import make_runtime
 from translate.training.trainer import Trainer
 

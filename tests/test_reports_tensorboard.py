@@ -12,11 +12,11 @@ from translate.data.pipeline import TokenizedSplit
 from translate.decoding.translator import DecodeSettings, Translator
 from translate.encodings.base import AttentionTerms, PositionalEncoding
 from translate.encodings.none import NoEncoding
-from translate.evaluation.evaluate_split import translate_split
+from translate.scoring.splits import translate_split
 from translate.model.builder import build_model
-from translate.reports.encoding_pictures import bias_by_distance, encoding_figures, position_only_scores
-from translate.reports.report_split import report_checkpoint
-from translate.reports.settings import ReportSettings
+from translate.analysis.run.encoding_pictures import bias_by_distance, encoding_figures, position_only_scores
+from translate.analysis.run.report_split import report_checkpoint
+from translate.analysis.run.settings import ReportSettings
 
 
 def read_events(folder) -> EventAccumulator:

@@ -76,7 +76,7 @@ def log_fallback_attention(run_dir: Path) -> None:
     import torch
     from torch.utils.tensorboard import SummaryWriter
 
-    from translate.checkpoints import load_model
+    from translate.training.checkpoint import load_model
 
     loaded = load_model(run_dir / "best.pt")
     tok = loaded.tokenizer
@@ -94,7 +94,7 @@ def log_fallback_attention(run_dir: Path) -> None:
 @pytest.fixture(scope="module")
 def finished_run(tmp_path_factory, cache_dir) -> Path:
     from conftest import TINY_RUN, make_config
-    from translate.train import run
+    from translate.cli.train import run
 
     run_dir = tmp_path_factory.mktemp("tb_run")
     run(make_config(*TINY_RUN, f"data.cache_dir={cache_dir}"), run_dir)

@@ -14,8 +14,8 @@ from tensorboard.backend.event_processing.event_accumulator import EventAccumula
 from conftest import TINY_RUN, make_config
 from translate.data.corpora import Tatoeba
 from translate.data.cleaning import DropCounts, clean_pairs
-from translate.evaluate import evaluate
-from translate.train import run
+from translate.cli.evaluate import evaluate
+from translate.cli.train import run
 
 REPO = Path(__file__).resolve().parents[1]
 CORPORA = Path(os.environ.get("TRANSLATE_DATA_DIR") or REPO.parent / "shared" / "data")  # as the code finds them

@@ -23,10 +23,10 @@ from translate.config import check_data_fits
 from translate.data.batching import Batch, FixedShapes, collate, make_batches, padding_fraction
 from translate.data.pipeline import PreparedData
 from translate.decoding.translator import DecodeSettings, Translator
-from translate.evaluation.evaluate_split import score_split
+from translate.scoring.splits import score_split
 from translate.model.attention import MultiHeadAttention
 from translate.model.builder import build_model
-from translate.training.checkpoint import (CheckpointError, check_compatible, load_checkpoint, save_checkpoint)
+from translate.training.checkpoint import CheckpointError, check_compatible, load_checkpoint, save_checkpoint
 from translate.training import distributed
 from translate.training.compilation import CompiledSteps
 from translate.training.device import Runtime

@@ -12,7 +12,7 @@ from omegaconf import OmegaConf
 from translate.data.cleaning import Pair
 from translate.data.pipeline import read_corpus
 from translate.data.test_sets import TestSetSpec, parse_test_sets, test_set_pairs
-from translate.report.significance import Groups
+from translate.analysis.sweep.significance import Groups
 
 # Train-only filters: they change the training pairs, never the test split.
 TRAIN_ONLY = ("data.train_min_words", "data.train_max_words", "data.train_limit", "data.train_max_pairs")

@@ -10,13 +10,13 @@ from torch.utils.tensorboard import SummaryWriter
 
 from translate.data.pipeline import TokenizedSplit
 from translate.decoding.translator import Translator
-from translate.reports.alignment import alignment_by_bucket, per_sentence, sentence_alignment
-from translate.reports.attention_maps import Probe, choose_probes, log_attention_maps
-from translate.reports.bleu_by_length import scores_by_bucket
-from translate.reports.buckets import LENGTH_OF, Bucket, assign, make_buckets
-from translate.reports.encoding_pictures import log_encoding_pictures
-from translate.reports.outputs import write_by_length
-from translate.reports.settings import ReportSettings
+from translate.analysis.run.alignment import alignment_by_bucket, per_sentence, sentence_alignment
+from translate.analysis.run.attention_maps import Probe, choose_probes, log_attention_maps
+from translate.analysis.run.bleu_by_length import scores_by_bucket
+from translate.analysis.buckets import LENGTH_OF, Bucket, assign, make_buckets
+from translate.analysis.run.encoding_pictures import log_encoding_pictures
+from translate.analysis.run.outputs import write_by_length
+from translate.analysis.run.settings import ReportSettings
 
 
 def split_buckets(settings: ReportSettings, split: TokenizedSplit, n: Optional[int] = None
@@ -35,7 +35,7 @@ def by_length(settings: ReportSettings, translator: Translator, split: Tokenized
     refs = [p.en for p in split.pairs[:n]]
     scores = scores_by_bucket(hyps, refs, bucket_of, len(buckets), settings.bootstrap_samples,
                               settings.bootstrap_seed)
-    # Alignment of the reference, not of the hypothesis: the same target for every system (translate.reports.alignment)
+    # Alignment of the reference, not of the hypothesis: the same target for every system (translate.analysis.run.alignment)
     aligned = sentence_alignment(translator.model, translator.tokenizer, split.src[:n], split.tgt[:n],
                                  translator.settings.batch_tokens)
     alignment = alignment_by_bucket(aligned, bucket_of, len(buckets), settings.bootstrap_samples,

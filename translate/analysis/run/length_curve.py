@@ -5,7 +5,7 @@ from typing import Optional
 
 from matplotlib.figure import Figure
 
-from translate.reports.figures import new_figure
+from translate.analysis.run.figures import new_figure
 
 
 def bucket_centre(bucket: dict) -> float:

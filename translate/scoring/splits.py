@@ -7,8 +7,8 @@ from typing import Optional
 
 from translate.data.pipeline import TokenizedSplit
 from translate.decoding.translator import Translator
-from translate.evaluation.metrics import corpus_scores
-from translate.training.checkpoint import atomic_write_text
+from translate.scoring.metrics import corpus_scores
+from translate.io import atomic_write_text
 
 
 def translate_split(translator: Translator, split: TokenizedSplit, limit: Optional[int] = None) -> list[str]:

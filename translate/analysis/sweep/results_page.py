@@ -1,5 +1,5 @@
 """docs/results.md from a seed_repro sweep: its tables and plots, a few attention maps, and what the numbers say
-about the source notes' three claims (translate.report.claims)."""
+about the source notes' three claims (translate.analysis.sweep.claims)."""
 from __future__ import annotations
 
 import json
@@ -8,14 +8,14 @@ import shutil
 from datetime import date
 from pathlib import Path
 
-from translate.report import build_report
-from translate.report.aggregate import ALL, Report, Rules
-from translate.report.attention_images import cross_attention_images, pick_examples
-from translate.report.claims import check_claims, is_nope, is_sinusoidal, thresholds
-from translate.report.plots import PLOTS
-from translate.report.tables import (alignment_cell, comparison_cell, number, pivot, reading_rules, score_cell,
+from translate.analysis.sweep import build_report
+from translate.analysis.sweep.aggregate import ALL, Report, Rules
+from translate.analysis.sweep.attention_images import cross_attention_images, pick_examples
+from translate.analysis.sweep.claims import check_claims, is_nope, is_sinusoidal, thresholds
+from translate.analysis.sweep.plots import PLOTS
+from translate.analysis.sweep.tables import (alignment_cell, comparison_cell, number, pivot, reading_rules, score_cell,
                                      whole_split_table)
-from translate.training.checkpoint import atomic_write, atomic_write_text
+from translate.io import atomic_write, atomic_write_text
 
 
 def load_report(sweep_dir: Path) -> Report:

@@ -8,7 +8,7 @@ from typing import Any
 
 from torch.utils.tensorboard import SummaryWriter
 
-from translate.report.jobs import Job, train_words, varying_keys
+from translate.analysis.sweep.jobs import Job, train_words, varying_keys
 
 METRIC_PREFIX = "hparams/"  # unique: add_hparams logs metrics as scalars, which must not clash with training tags
 

@@ -7,7 +7,7 @@ from typing import Optional
 from omegaconf import DictConfig
 
 from translate.config import ConfigError, is_int, positive_int, require
-from translate.reports.buckets import LENGTH_OF
+from translate.analysis.buckets import LENGTH_OF
 
 ATTENTION_IMAGES = ("cross", "cross_heads", "encoder_self", "decoder_self")
 IMAGES = ATTENTION_IMAGES + ("encoding", "bar_chart", "bleu_curve")
@@ -23,7 +23,7 @@ class ReportSettings:
     probes_per_bucket: int = 1
     images: tuple[str, ...] = IMAGES
     encoding_positions: int = 128
-    min_bucket: int = 50                       # read by the sweep report (translate.report.aggregate.Rules)
+    min_bucket: int = 50                       # read by the sweep report (translate.analysis.sweep.aggregate.Rules)
     equivalence_margin: float = 1.0
 
     @classmethod

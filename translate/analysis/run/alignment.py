@@ -22,7 +22,7 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from translate.reports.attention_weights import forced_attention
+from translate.analysis.run.attention_weights import forced_attention
 
 
 def diagonal_band(tq: int, tk: int, band: int = 1) -> Tensor:

@@ -16,10 +16,10 @@ from torch import Tensor
 from translate.data.pipeline import TokenizedSplit
 from translate.data.tokenizer import Tokenizer
 from translate.decoding.translator import Translator
-from translate.reports.attention_weights import SentenceAttention, forced_attention
-from translate.reports.buckets import Bucket
-from translate.reports.figures import heatmap, new_figure, panel_inches, to_image
-from translate.reports.settings import ATTENTION_IMAGES
+from translate.analysis.run.attention_weights import SentenceAttention, forced_attention
+from translate.analysis.buckets import Bucket
+from translate.analysis.run.figures import heatmap, new_figure, panel_inches, to_image
+from translate.analysis.run.settings import ATTENTION_IMAGES
 
 FIXED_PROBES = ("Je pars en vacances pour quelques jours.", "Je recherche un assistant.")
 

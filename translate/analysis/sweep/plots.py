@@ -10,7 +10,7 @@ import matplotlib
 matplotlib.use("Agg")
 from matplotlib.figure import Figure  # noqa: E402
 
-from translate.report.aggregate import ALL  # noqa: E402
+from translate.analysis.sweep.aggregate import ALL  # noqa: E402
 
 PLOTS = (("bleu", "BLEU", "bleu_by_length.png"), ("diagonal_share", "cross-attention diagonal share",
                                                     "diagonal_share_by_length.png"))
@@ -86,8 +86,8 @@ def curve_test_set(metrics: dict) -> str:
 def length_curve(settings: list) -> Optional[Figure]:
     """BLEU against the middle of each length bucket (words), one line per setting (mean over its seeds), one panel
     per range of training lengths, shaded grey. None when no job has a by_length report."""
-    from translate.report.jobs import train_words
-    from translate.reports.length_curve import bucket_centre
+    from translate.analysis.sweep.jobs import train_words
+    from translate.analysis.run.length_curve import bucket_centre
 
     lines = {}
     for s in settings:

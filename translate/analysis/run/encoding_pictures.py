@@ -21,7 +21,7 @@ from matplotlib.figure import Figure
 from torch import Tensor
 
 from translate.encodings.base import ATTENTION_KINDS, PositionalEncoding
-from translate.reports.figures import heatmap, new_figure, to_image
+from translate.analysis.run.figures import heatmap, new_figure, to_image
 
 
 def module_device(module: torch.nn.Module) -> torch.device:

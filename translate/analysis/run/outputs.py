@@ -6,8 +6,8 @@ from pathlib import Path
 import numpy as np
 from matplotlib.figure import Figure
 
-from translate.reports.figures import new_figure, to_image
-from translate.training.checkpoint import atomic_write_text
+from translate.analysis.run.figures import new_figure, to_image
+from translate.io import atomic_write_text
 
 SCALARS = ("bleu", "chrf", "length_ratio", "diagonal_share", "diagonal_share_normalised", "monotonicity",
            "attention_entropy")

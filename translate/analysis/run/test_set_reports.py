@@ -17,12 +17,12 @@ from typing import Optional
 from translate.data.pipeline import TokenizedSplit
 from translate.data.test_sets import TestSetSpec
 from translate.decoding.translator import Translator
-from translate.evaluation.evaluate_split import score_split
-from translate.reports.figures import to_image
-from translate.reports.length_curve import bleu_curve
-from translate.reports.report_split import report_split
-from translate.reports.settings import ReportSettings
-from translate.training.checkpoint import atomic_write_text
+from translate.scoring.splits import score_split
+from translate.analysis.run.figures import to_image
+from translate.analysis.run.length_curve import bleu_curve
+from translate.analysis.run.report_split import report_split
+from translate.analysis.run.settings import ReportSettings
+from translate.io import atomic_write_text
 
 
 def score_test_sets(settings: ReportSettings, translator: Translator, specs: list[TestSetSpec],

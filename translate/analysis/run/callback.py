@@ -3,8 +3,8 @@ validation (the trainer always validates at the end). The test report itself (`b
 translate.train.run after loading best.pt."""
 from __future__ import annotations
 
-from translate.reports.report_split import log_pictures, probes_for
-from translate.reports.settings import ReportSettings
+from translate.analysis.run.report_split import log_pictures, probes_for
+from translate.analysis.run.settings import ReportSettings
 
 
 class LengthReport:

@@ -8,9 +8,9 @@ import json
 from pathlib import Path
 from typing import Optional
 
-from translate.report.aggregate import ALL, LONG_MIN, SHORT_MAX, Report
-from translate.report.significance import p_text
-from translate.training.checkpoint import atomic_write_text
+from translate.analysis.sweep.aggregate import ALL, LONG_MIN, SHORT_MAX, Report
+from translate.analysis.sweep.significance import p_text
+from translate.io import atomic_write_text
 
 CSV_COLUMNS = ("setting", "pe", "group", "test_set", "encoding", "ablation", "train_words", "model", "seeds",
                "bucket", "low", "high", "sentences", "lengths", "decides", "bleu", "bleu_low", "bleu_high", "bleu_std",

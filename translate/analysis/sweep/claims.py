@@ -14,8 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable, Optional
 
-from translate.report.aggregate import LONG_MIN, MARGIN, MIN_BUCKET, SHORT_MAX
-from translate.report.significance import p_text
+from translate.analysis.sweep.aggregate import LONG_MIN, MARGIN, MIN_BUCKET, SHORT_MAX
+from translate.analysis.sweep.significance import p_text
 
 MUCH_WORSE = 0.30       # (b) long: BLEU at least 30% below sinusoidal, besides an interval below 0
 DIAGONAL_GAP = 0.10     # (c) normalised diagonal share at least 0.10 higher with PE than without

@@ -1,0 +1,135 @@
+"""`python -m translate.train [overrides]`: train, then evaluate on every test set of eval.test_sets.
+
+Examples:
+    python -m translate.train encoding=rope model=small
+    python -m translate.train data=multi30k train.max_minutes=60
+    python -m translate.train hydra.run.dir=runs/mine train.resume=auto      # continue an interrupted run
+"""
+from __future__ import annotations
+
+import json
+import logging
+import os
+import sys
+from pathlib import Path
+
+import hydra
+import torch
+from hydra.core.hydra_config import HydraConfig
+from omegaconf import DictConfig, OmegaConf
+
+from translate.config import ConfigError, validate_config
+from translate.data.pipeline import prepare_data
+from translate.data.test_sets import parse_test_sets
+from translate.analysis.run.callback import LengthReport
+from translate.analysis.run.report_split import training_lengths, training_lengths_note
+from translate.analysis.run.settings import ReportSettings
+from translate.analysis.run.test_set_reports import score_test_sets
+from translate.training.checkpoint import CheckpointError, load_checkpoint, newest_valid_checkpoint
+from translate.io import WriteError, atomic_write_text, check_writable, remove_partial_writes
+from translate.training.device import make_runtime
+from translate.training.interruption import Interrupted, resume_command
+from translate.training.trainer import Trainer, TrainingDiverged
+
+log = logging.getLogger("translate.train")
+CONF_DIR = str(Path(__file__).resolve().parents[2] / "conf")
+
+
+def resume_from(setting: str | None, run_dir: Path) -> tuple[Path, dict] | None:
+    """(checkpoint, its state) to continue from: with `auto`, the newest valid one in the run folder (or None)."""
+    if not setting:
+        return None
+    if setting == "auto":
+        remove_partial_writes(run_dir)
+        found = newest_valid_checkpoint(run_dir)
+        if found is None:
+            log.info("train.resume=auto: no checkpoint in %s yet; starting from scratch", run_dir)
+        return found
+    path = Path(setting)
+    if not path.exists():
+        raise ConfigError(f"train.resume={setting!r}: no such checkpoint; allowed: null, auto or an existing path")
+    return path, load_checkpoint(path)
+
+
+def make_callbacks(cfg: DictConfig) -> list:
+    """Report plug-ins run at validation and at the end (see translate.training.trainer)."""
+    return [LengthReport(ReportSettings.from_config(cfg))]
+
+
+def run(cfg: DictConfig, run_dir: Path) -> dict:
+    """Train and test; returns the test metrics. Shared by the CLI and the tests."""
+    validate_config(cfg)
+    if cfg.train.num_threads:
+        torch.set_num_threads(cfg.train.num_threads)
+    runtime = make_runtime(cfg.train.device, cfg.train.precision)
+    atomic_write_text(run_dir / "config.yaml", OmegaConf.to_yaml(cfg, resolve=True))  # fails early if not writable
+    specs = parse_test_sets(cfg.eval.test_sets)
+    data = prepare_data(cfg.data, test_sets=specs)
+    trainer = Trainer(cfg, data, runtime, run_dir, make_callbacks(cfg))
+    checkpoint = resume_from(cfg.train.resume, run_dir)
+    if checkpoint:
+        trainer.resume(*checkpoint)
+    trainer.train()
+    best = run_dir / "best.pt"
+    if best.exists():  # test the checkpoint chosen on valid BLEU
+        trainer.model.load_state_dict(load_checkpoint(best)["model"])
+    metrics = score_test_sets(  # files, TensorBoard scalars and figures: on the main rank only
+        ReportSettings.from_config(cfg), trainer.translator, specs, data.test_sets, run_dir if runtime.is_main
+        else None, trainer.writer, trainer.progress.step, training_lengths(cfg.data), training_lengths_note(cfg.data))
+    metrics.update(corpus=cfg.data.name, encoding=cfg.encoding.name, ablation=cfg.ablation.name,
+                   model=cfg.model.name, steps=trainer.progress.step, train_minutes=round(
+                       trainer.progress.train_seconds / 60, 2), target_tokens_per_s=round(
+                       trainer.tokens_per_second(), 1), parameters=sum(p.numel() for p in trainer.model.parameters()),
+                   checkpoint=str(best if best.exists() else run_dir / "last.pt"))
+    if runtime.is_main:
+        atomic_write_text(run_dir / "metrics.json", json.dumps(metrics, indent=2, ensure_ascii=False) + "\n")
+        if trainer.writer:
+            trainer.writer.close()
+    return metrics
+
+
+@hydra.main(config_path=CONF_DIR, config_name="config", version_base="1.3")
+def main(cfg: DictConfig) -> None:
+    run_dir = Path(HydraConfig.get().runtime.output_dir)
+    resume = resume_command(HydraConfig.get().overrides.task, Path(HydraConfig.get().run.dir))
+    if cfg.train.resume == "auto" and (run_dir / "metrics.json").exists():  # a finished job of a rerun sweep
+        print(f"already finished: {run_dir / 'metrics.json'} (delete it to run this job again)")
+        return
+    try:
+        metrics = run(cfg, run_dir)
+    except Interrupted as stop:
+        log.warning("%s", stop)
+        print(f"interrupted: training stopped at step {stop.step}; checkpoint saved to {stop.checkpoint}.\n"
+              f"Resume with:\n  {resume}", file=sys.stderr)
+        sys.exit(stop.exit_code)
+    except KeyboardInterrupt:
+        print("interrupted: stopped at once, without saving a checkpoint." + (f" Resume with:\n  {resume}" if (
+            run_dir / "last.pt").exists() else ""), file=sys.stderr)
+        sys.exit(130)
+    except (ConfigError, CheckpointError, WriteError, TrainingDiverged, ValueError, OSError) as error:
+        log.error("%s", error)
+        print(f"error: {error}", file=sys.stderr)
+        if isinstance(error, (WriteError, TrainingDiverged)) and (run_dir / "last.pt").exists():
+            print(f"Once fixed, resume with:\n  {resume}", file=sys.stderr)
+        sys.exit(2)
+    print(f"test BLEU {metrics['bleu']:.2f}  chrF {metrics['chrf']:.2f}  ({metrics['sentences']} sentences, "
+          f"{metrics['steps']} steps, {metrics['target_tokens_per_s']:.0f} target tokens/s)")
+    print(f"run folder: {os.path.relpath(run_dir)}")
+
+
+def check_run_dir(argv: list[str]) -> None:
+    """Hydra creates the run folder before `main` runs and answers a failure with a traceback: check it first."""
+    given = [a.split("=", 1)[1] for a in argv if a.startswith("hydra.run.dir=")]
+    folder = given[-1] if given else "runs"  # the default, runs/<date>/<time>, lies under runs/
+    if "${" in folder or any(a.startswith("-") for a in argv):
+        return  # interpolated, a sweep (-m) or a Hydra flag (--help, --cfg): Hydra resolves it or writes nothing
+    try:
+        check_writable(Path(folder), "hydra.run.dir")
+    except WriteError as error:
+        print(f"error: {error}", file=sys.stderr)
+        sys.exit(2)
+
+
+if __name__ == "__main__":
+    check_run_dir(sys.argv[1:])
+    main()

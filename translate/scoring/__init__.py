@@ -1,0 +1,1 @@
+"""Scores with sacreBLEU: corpus BLEU and chrF (metrics.py), a split translated and scored (splits.py)."""
