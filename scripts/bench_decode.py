@@ -25,6 +25,7 @@ sys.path.insert(0, str(ROOT))
 from translate.data.pipeline import prepare_data  # noqa: E402
 from translate.decoding.search import beam_search, greedy_search  # noqa: E402
 from translate.decoding.translator import length_batches  # noqa: E402
+from translate.training.setup import build_trainer
 
 SEARCHES = {"greedy": 1, "beam4": 4}
 
@@ -39,12 +40,12 @@ def compose(*overrides: str):
 def briefly_trained(model: str, steps: int, max_tokens: int):
     """(model, tokenizer, description): `steps` training steps on Tatoeba (0: random weights)."""
     from translate.training.device import make_runtime
-    from translate.training.trainer import Trainer
+    from translate.training.setup import build_trainer
 
     cfg = compose(f"model={model}", "train.device=cpu", "train.precision=fp32", f"train.max_tokens={max_tokens}",
                   f"train.warmup_steps={max(steps // 3, 1)}")
     data = prepare_data(cfg.data)
-    trainer = Trainer(cfg, data, make_runtime("cpu", "fp32"), Path(tempfile.mkdtemp(prefix="bench_decode_")))
+    trainer = build_trainer(cfg, data, make_runtime("cpu", "fp32"), Path(tempfile.mkdtemp(prefix="bench_decode_")))
     started, batches = time.perf_counter(), trainer.epoch_batches(0)
     for indices in batches[:steps]:
         trainer.train_step(indices)

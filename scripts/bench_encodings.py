@@ -41,6 +41,8 @@ sys.path.insert(0, str(ROOT))
 def compose(*overrides: str):
     from hydra import compose as hydra_compose, initialize_config_dir
 
+    import translate  # noqa: F401  (registers the config schemas)
+
     with initialize_config_dir(config_dir=str(ROOT / "conf"), version_base="1.3"):
         return hydra_compose(config_name="config", overrides=list(overrides))
 
@@ -73,11 +75,11 @@ def reset_peak() -> bool:
 # -- one encoding ---------------------------------------------------------------------------------------------------
 def make_trainer(name: str, args, data, run_dir: str):
     from translate.training.device import make_runtime
-    from translate.training.trainer import Trainer
+    from translate.training.setup import build_trainer
 
     cfg = compose(f"model={args.model}", f"encoding={name}", "train.device=cpu", "train.precision=fp32",
                   *args.overrides)
-    return Trainer(cfg, data, make_runtime("cpu", "fp32"), Path(run_dir))
+    return build_trainer(cfg, data, make_runtime("cpu", "fp32"), Path(run_dir))
 
 
 def timed_step(trainer, indices: list[int]) -> tuple[float, int, float]:

@@ -60,7 +60,7 @@ def peak_memory_gib(device: torch.device) -> float:
 
 def bench_training(data, args, device, precision, encoding: str, max_tokens: int, compile_on: bool, peak: float):
     from translate.training.device import make_runtime
-    from translate.training.trainer import Trainer
+    from translate.training.setup import build_trainer
 
     cfg = compose(*args.overrides_for_model, f"encoding={encoding}", f"train.max_tokens={max_tokens}",
                   f"train.max_sentences={max_tokens}", f"train.compile={str(compile_on).lower()}",
@@ -69,7 +69,7 @@ def bench_training(data, args, device, precision, encoding: str, max_tokens: int
     if device.type == "cuda":
         torch.cuda.reset_peak_memory_stats(device)
     torch._dynamo.reset()
-    trainer = Trainer(cfg, data, make_runtime(device.type, precision), Path(tempfile.mkdtemp(prefix="bench_gpu_")))
+    trainer = build_trainer(cfg, data, make_runtime(device.type, precision), Path(tempfile.mkdtemp(prefix="bench_gpu_")))
     batches = trainer.epoch_batches(0)
     warmup, steps = batches[: args.warmup], batches[args.warmup: args.warmup + args.steps]
     started = time.perf_counter()

@@ -37,6 +37,8 @@ sys.path.insert(0, str(ROOT))
 def compose(*overrides: str):
     from hydra import compose as hydra_compose, initialize_config_dir
 
+    import translate  # noqa: F401  (registers the config schemas)
+
     with initialize_config_dir(config_dir=str(ROOT / "conf"), version_base="1.3"):
         return hydra_compose(config_name="config", overrides=list(overrides))
 
@@ -130,11 +132,11 @@ def padding(lens: list[int], batches: list[list[int]]) -> float:
 def build(model: str, overrides: list[str]):
     from translate.data.pipeline import prepare_data
     from translate.training.device import make_runtime
-    from translate.training.trainer import Trainer
+    from translate.training.setup import build_trainer
 
     cfg = compose(f"model={model}", "train.device=cpu", "train.precision=fp32", *overrides)
     data = prepare_data(cfg.data)
-    trainer = Trainer(cfg, data, make_runtime("cpu", "fp32"), Path(tempfile.mkdtemp(prefix="bench_train_")))
+    trainer = build_trainer(cfg, data, make_runtime("cpu", "fp32"), Path(tempfile.mkdtemp(prefix="bench_train_")))
     return cfg, data, trainer
 
 

@@ -33,14 +33,14 @@ def main() -> None:
     torch.set_num_threads(1)
     from translate.data.pipeline import prepare_data
     from translate.training.device import make_runtime
-    from translate.training.trainer import Trainer
+    from translate.training.setup import build_trainer
 
     encodings = args.encodings or sorted(p.stem for p in (ROOT / "conf" / "encoding").glob("*.yaml"))
     data = prepare_data(compose(*TINY).data)
     print(f"{'encoding':18s} {'graphs':>6s} {'fallback':>8s} {'compile s':>9s} {'|loss diff| / loss':>18s}", flush=True)
     for encoding in encodings:
         torch._dynamo.reset()
-        trainers = [Trainer(compose(*TINY, f"encoding={encoding}", "train.pad_shapes=true",
+        trainers = [build_trainer(compose(*TINY, f"encoding={encoding}", "train.pad_shapes=true",
                                     f"train.compile={str(on).lower()}", f"train.compile_backend={args.backend}"),
                             data, make_runtime("cpu", "fp32"), Path(tempfile.mkdtemp(prefix="compile_enc_")))
                     for on in (False, True)]

@@ -37,12 +37,13 @@ from translate.config import validate_config  # noqa: E402
 from translate.data.cleaning import DropCounts, clean_pairs  # noqa: E402
 from translate.data.corpora import Multi30k, Tatoeba  # noqa: E402
 from translate.data.pipeline import prepare_data  # noqa: E402
-from translate.model.builder import build_model  # noqa: E402
 from translate.cli.train import resume_from  # noqa: E402
 from translate import io as atomic_io  # noqa: E402
 from translate.training import checkpoint as ckpt  # noqa: E402
 from translate.training.device import make_runtime  # noqa: E402
 from translate.training.trainer import Trainer  # noqa: E402
+from translate.training.setup import build_trainer
+from translate.training.setup import model_from_config
 
 SHARED_ZIP = ROOT.parent / "shared" / "data" / "tatoeba" / "fra-eng.zip"
 TMP = Path(tempfile.mkdtemp(prefix="error-catalog-"))
@@ -268,7 +269,7 @@ def training_rows(corpus: Path) -> list[Row]:
     data = prepare_data(cfg.data)
 
     def nan_from_step_3():
-        trainer = Trainer(cfg, data, make_runtime("cpu", "fp32"), TMP / "nan")
+        trainer = build_trainer(cfg, data, make_runtime("cpu", "fp32"), TMP / "nan")
         calls = {"n": 0}
 
         def hook(module, inputs, output):
@@ -278,7 +279,7 @@ def training_rows(corpus: Path) -> list[Row]:
         trainer.train()
 
     def learned_too_short():
-        Trainer(make_config(*TRAIN, f"data.path={corpus}", "encoding=learned", "encoding.max_positions=12"), data,
+        build_trainer(make_config(*TRAIN, f"data.path={corpus}", "encoding=learned", "encoding.max_positions=12"), data,
                 make_runtime("cpu", "fp32"), TMP / "short")
 
     def ctrl_c():
@@ -309,7 +310,7 @@ def translation_rows(corpus: Path) -> list[Row]:
                       "encoding.max_positions=40")
     tokenizer = prepare_data(cfg.data).tokenizer
     torch.manual_seed(0)
-    model = build_model(cfg, len(tokenizer), tokenizer.pad_id)
+    model = model_from_config(cfg, len(tokenizer), tokenizer.pad_id)
     checkpoint = TMP / "best.pt"
     ckpt.save_checkpoint(checkpoint, {"config": OmegaConf.to_container(cfg, resolve=True), "model": model.state_dict(),
                                       "tokenizer": tokenizer.model_proto, "progress": {"step": 0}})

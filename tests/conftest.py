@@ -8,6 +8,8 @@ import pytest
 import torch
 from hydra import compose, initialize_config_dir
 
+import translate  # noqa: F401  (registers the config schemas the YAML groups name)
+
 CONF_DIR = str(Path(__file__).resolve().parents[1] / "conf")
 
 # One thread: faster for tiny models, and immune to OpenMP spin-waits when other processes share the cores.

@@ -21,6 +21,7 @@ from translate.decoding.search import greedy_search
 from translate.encodings.base import NO_TERMS, AttentionTerms, PositionalEncoding
 from translate.model.builder import build_encoding
 from translate.model.transformer import Transformer
+from translate.model.config import ModelConfig
 
 VOCAB, PAD, BOS, EOS = 40, 0, 2, 3
 D, H = 32, 4
@@ -52,7 +53,7 @@ def model_for(name: str, ablation: str = "none", *overrides: str) -> Transformer
 def model_with(encoding: PositionalEncoding) -> Transformer:
     """The tiny model of TINY around `encoding`, with the same weights for the same seed."""
     torch.manual_seed(0)
-    return Transformer(VOCAB, PAD, encoding, d_model=D, n_heads=H, n_encoder_layers=1, n_decoder_layers=1, d_ff=64)
+    return Transformer(VOCAB, PAD, encoding, ModelConfig(d_model=D, n_heads=H, n_encoder_layers=1, n_decoder_layers=1, d_ff=64))
 
 
 def batch(seed: int = 1):
@@ -379,8 +380,8 @@ def test_evaluate_applies_the_ablation_to_a_model_trained_without_it():
     from translate.ablations import apply_at_test_time
 
     torch.manual_seed(0)
-    model = Transformer(VOCAB, PAD, encoding_for("sinusoidal"), d_model=D, n_heads=H, n_encoder_layers=1,
-                        n_decoder_layers=1, d_ff=64).eval()
+    model = Transformer(VOCAB, PAD, encoding_for("sinusoidal"), ModelConfig(d_model=D, n_heads=H, n_encoder_layers=1,
+                        n_decoder_layers=1, d_ff=64)).eval()
     before = model.encoding.table(torch.arange(6)).clone()
     apply_at_test_time(model, make_config("checkpoint=x", "ablation=none", config_name="evaluate").ablation)
     torch.testing.assert_close(model.encoding.table(torch.arange(6)), before)

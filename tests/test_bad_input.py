@@ -20,10 +20,11 @@ from conftest import TINY_RUN, make_config
 from translate.cli import translate as cli
 from translate.data.cleaning import Pair
 from translate.data.corpora import CorpusError, Multi30k, Tatoeba
-from translate.model.builder import build_model
 from translate.training import checkpoint as ckpt
 from translate.training.checkpoint import load_checkpoint, save_checkpoint
 from translate.io import WriteError
+from translate.training.setup import build_trainer
+from translate.training.setup import model_from_config
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -131,7 +132,7 @@ def checkpoint(tmp_path_factory, tiny_data):
     cfg = make_config(*TINY_RUN, f"data.cache_dir={cache}", "encoding=learned", "encoding.max_positions=40")
     tok = tiny_data.tokenizer
     torch.manual_seed(0)
-    model = build_model(cfg, len(tok), tok.pad_id)
+    model = model_from_config(cfg, len(tok), tok.pad_id)
     path = tmp_path_factory.mktemp("ckpt") / "best.pt"
     save_checkpoint(path, {"config": OmegaConf.to_container(cfg, resolve=True), "tokenizer": tok.model_proto,
                            "model": model.state_dict(), "progress": {"step": 0}})
@@ -244,10 +245,10 @@ def test_train_command_checks_the_run_folder_before_hydra(tmp_path):
 
 def test_disk_full_during_training_keeps_the_previous_checkpoint(tiny_config, tiny_data, tmp_path, monkeypatch):
     from translate.training.device import make_runtime
-    from translate.training.trainer import Trainer
+    from translate.training.setup import build_trainer
 
     cfg = tiny_config("train.max_steps=6", "train.save_every=2", "train.valid_every=1000", "train.max_tokens=600")
-    trainer = Trainer(cfg, tiny_data, make_runtime("cpu", "fp32"), tmp_path)
+    trainer = build_trainer(cfg, tiny_data, make_runtime("cpu", "fp32"), tmp_path)
     real_save, calls = torch.save, {"n": 0}
 
     def fill_disk_on_second_save(obj, f, *args, **kwargs):

@@ -10,8 +10,8 @@ from conftest import TINY_RUN, make_config
 from translate.training.checkpoint import LoadedModel
 from translate.data.cleaning import normalise
 from translate.decoding.translator import DecodeSettings
-from translate.model.builder import build_model
 from translate.cli.translate import translate_lines
+from translate.training.setup import model_from_config
 
 MAX_POSITIONS = 24  # a small learned table, so truncation is exercised often
 
@@ -20,7 +20,7 @@ MAX_POSITIONS = 24  # a small learned table, so truncation is exercised often
 def loaded(tiny_data):
     cfg = make_config(*TINY_RUN, "encoding=learned", f"encoding.max_positions={MAX_POSITIONS}")
     torch.manual_seed(0)
-    model = build_model(cfg, len(tiny_data.tokenizer), tiny_data.tokenizer.pad_id).eval()
+    model = model_from_config(cfg, len(tiny_data.tokenizer), tiny_data.tokenizer.pad_id).eval()
     return LoadedModel(model, tiny_data.tokenizer, cfg, 0)
 
 

@@ -10,7 +10,8 @@ from hydra.utils import instantiate
 from conftest import CONF_DIR, make_config
 from translate.config import ConfigError, validate_config
 from translate.encodings.base import PositionalEncoding
-from translate.model.builder import build_encoding, build_model
+from translate.model.builder import build_encoding
+from translate.training.setup import model_from_config
 
 GROUPS = ("data", "model", "encoding", "ablation", "train", "decode", "report", "eval")
 
@@ -31,7 +32,7 @@ def test_every_option_composes_validates_and_builds(group, option):
     overrides = [f"{group}={option}"] + COMPANIONS.get((group, option), default)
     cfg = make_config(*overrides)
     validate_config(cfg)
-    model_obj = build_model(cfg, vocab_size=64, pad_id=0)
+    model_obj = model_from_config(cfg, vocab_size=64, pad_id=0)
     assert isinstance(model_obj.encoding, PositionalEncoding)
     if group == "data":
         corpus = instantiate(cfg.data.corpus)
@@ -88,7 +89,7 @@ def test_a_user_encoding_class_outside_the_package_plugs_in(tmp_path, monkeypatc
     with pytest.raises(ValueError, match="extra"):  # an unknown hyperparameter is refused by the class
         build_encoding(cfg.encoding, cfg.ablation, 64, 4)
     cfg = make_config("model=tiny", "encoding=none", "encoding._target_=my_pe.Ramp", "encoding.name=ramp")
-    model = build_model(cfg, vocab_size=64, pad_id=0)
+    model = model_from_config(cfg, vocab_size=64, pad_id=0)
     import torch
     assert type(model.encoding).__name__ == "Ramp"
     assert torch.allclose(model.encoding.table(torch.arange(3))[:, 0], torch.tensor([0.0, 0.01, 0.02]))

@@ -2,11 +2,10 @@
 Includes a property-based test: any value at any key gives success or such a ConfigError, nothing else."""
 from __future__ import annotations
 
-import copy
-
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hydra.errors import ConfigCompositionException
 from omegaconf import DictConfig, OmegaConf, open_dict
 
 from conftest import make_config
@@ -15,13 +14,16 @@ from translate.data.cleaning import Pair
 from translate.data.pipeline import TokenizedSplit
 from translate.encodings.learned import Learned
 from translate.encodings.sinusoidal import Sinusoidal
+from translate.training.setup import build_trainer
 
 
 BASE = make_config("model=tiny")
 
 
 def config_with(key: str, value):
-    cfg = copy.deepcopy(BASE)
+    """BASE with `key` set to any value: an untyped copy (as a YAML without its schema would give), so that the
+    value reaches validate_config."""
+    cfg = OmegaConf.create(OmegaConf.to_container(BASE))
     with open_dict(cfg):
         OmegaConf.update(cfg, key, value, merge=False)
     return cfg
@@ -33,51 +35,75 @@ def error_of(cfg) -> str:
     return str(caught.value)
 
 
-# Each: a bad override as typed on the command line -> the exact message.
-CASES = [
-    ("train.max_steps=ten", "train.max_steps='ten' is not allowed: expected an integer >= 1"),
-    ("train.max_steps=2.5", "train.max_steps=2.5 is not allowed: expected an integer >= 1"),
-    ("train.max_steps=true", "train.max_steps=True is not allowed: expected an integer >= 1"),
-    ("train.lr=nan", "train.lr=nan is not allowed: expected a learning rate in (0, 1)"),
-    ("train.lr=0", "train.lr=0 is not allowed: expected a learning rate in (0, 1)"),
-    ("train.betas=[0.9]", "train.betas=[0.9] is not allowed: expected two numbers in [0, 1)"),
-    ("train.max_minutes=-5", "train.max_minutes=-5 is not allowed: expected a number of minutes > 0"),
-    ("train.max_bad_steps=0", "train.max_bad_steps=0 is not allowed: expected an integer >= 1"),
-    ("train.precision=fp16", "train.precision='fp16' is not allowed: expected one of ['auto', 'fp32', 'bf16']"),
-    ("train.compile=yes", "train.compile='yes' is not allowed: expected true or false"),
-    ("train.resume=''", "train.resume='' is not allowed: expected null, auto or a checkpoint path"),
-    ("model.n_heads=3", "model.n_heads=3 does not divide model.d_model=64; allowed n_heads: [1, 2, 4, 8, 16, 32, 64]"),
-    ("model.d_model=0", "model.d_model=0 is not allowed: expected an integer >= 1"),
-    ("model.dropout=1", "model.dropout=1 is not allowed: expected a number in [0, 1)"),
-    ("model.tie_embeddings=1", "model.tie_embeddings=1 is not allowed: expected true or false"),
-    ("decode.beam_size=0", "decode.beam_size=0 is not allowed: expected an integer >= 1"),
-    ("decode.length_penalty=inf", "decode.length_penalty=inf is not allowed: expected a number in [0, 10]"),
-    ("decode.max_length_extra=0", "decode.max_length_extra=0 is not allowed: expected an integer >= 1"),
-    ("data.tokenizer.vocab_size=8", "data.tokenizer.vocab_size=8 is too small: expected >= 16"),
-    ("data.train_limit=-1", "data.train_limit=-1 is not allowed: expected an integer >= 1"),
-    ("data.train_max_pairs=0", "data.train_max_pairs=0 is not allowed: expected an integer >= 1"),
-    ("data.train_max_pairs=1.5", "data.train_max_pairs=1.5 is not allowed: expected an integer >= 1"),
-    ("data.corpus.valid_size=0", "data.corpus.valid_size=0 is not allowed: expected an integer >= 1"),
-    ("data.corpus.split_seed=x", "data.corpus.split_seed='x' is not allowed: expected an integer"),
-    ("data.corpus._target_=nowhere.Corpus", "data.corpus._target_='nowhere.Corpus' is not allowed: expected an "
-                                            "importable class (Error loading 'nowhere.Corpus':"),
-    ("encoding.base=abc", "encoding.base='abc' is not allowed: expected a finite number (like the default, "
-                          "10000.0)"),
-    ("encoding._target_=translate.encodings.Nope", "encoding._target_='translate.encodings.Nope' is not allowed: "
-                                                   "expected an importable class"),
-    ("encoding.merge=sum", "encoding (translate.encodings.sinusoidal.Sinusoidal) cannot be built from "
-                           "encoding.base=10000.0, encoding.merge='sum': encoding.merge='sum' is not allowed; "
-                           "choose one of ['add', 'mul', 'concat']"),
-    ("+encoding.extra=1", "encoding (translate.encodings.sinusoidal.Sinusoidal) cannot be built from"),
-    ("ablation._target_=translate.encodings.base.AttentionTerms", "ablation (translate.encodings.base.AttentionTerms)"
-                                                                  " cannot be"),
-    ("seed=1.5", "seed=1.5 is not allowed: expected an integer"),
-]
+# One test per kind of error; each checks that the key and the value appear (the wording may change).
+
+@pytest.mark.parametrize("override,key,value", [
+    ("train.max_steps=ten", "train.max_steps", "ten"),
+    ("train.max_steps=2.5", "train.max_steps", "2.5"),
+    ("model.d_model=wide", "model.d_model", "wide"),
+    ("decode.beam_size=x", "decode.beam_size", "x"),
+])
+def test_a_wrong_type_is_refused_when_the_config_is_composed(override, key, value):
+    with pytest.raises(ConfigCompositionException) as caught:
+        make_config("model=tiny", override)
+    message = f"{caught.value} {caught.value.__cause__}"
+    assert key in message and value in message
 
 
-@pytest.mark.parametrize("override,message", CASES, ids=[c[0] for c in CASES])
-def test_bad_value_message(override, message):
-    assert error_of(make_config("model=tiny", override)).startswith(message)
+def test_an_unknown_key_is_refused_when_the_config_is_composed():
+    with pytest.raises(ConfigCompositionException) as caught:
+        make_config("model=tiny", "train.max_step=10")
+    assert "train.max_step" in f"{caught.value} {caught.value.__cause__}"
+
+
+def test_a_section_without_its_schema_is_still_typed():
+    """A user's own YAML that forgot `defaults: [schema]`: validate_config types it all the same."""
+    cfg = config_with("train.max_steps", "ten")  # open_dict on an untyped copy
+    assert "train.max_steps" in error_of(cfg) and "ten" in error_of(cfg)
+
+
+@pytest.mark.parametrize("override,shown", [
+    ("train.max_steps=0", "train.max_steps=0"),
+    ("train.lr=nan", "train.lr=nan"),
+    ("train.lr=0", "train.lr=0"),
+    ("train.betas=[0.9]", "train.betas=[0.9]"),
+    ("train.max_minutes=-5", "train.max_minutes=-5.0"),
+    ("train.precision=fp16", "train.precision='fp16'"),
+    ("train.resume=''", "train.resume=''"),
+    ("model.dropout=1", "model.dropout=1.0"),
+    ("decode.beam_size=0", "decode.beam_size=0"),
+    ("decode.length_penalty=inf", "decode.length_penalty=inf"),
+    ("data.tokenizer.vocab_size=8", "data.tokenizer.vocab_size=8"),
+    ("data.train_max_pairs=0", "data.train_max_pairs=0"),
+    ("report.edges=[10,5]", "report.edges=[10, 5]"),
+    ("eval.test_sets=[]", "eval.test_sets=[]"),
+    ("seed=1.5", "seed=1.5"),
+])
+def test_a_value_outside_what_is_allowed_names_key_value_and_the_allowed(override, shown):
+    message = error_of(make_config("model=tiny", override))
+    assert message.startswith(shown) and "expected" in message
+
+
+@pytest.mark.parametrize("override,keys", [
+    ("model.n_heads=3", ["model.n_heads=3", "model.d_model=64"]),
+    ("data.train_min_words=9", ["data.train_min_words=9", "data.train_max_words=5"]),
+])
+def test_cross_field_checks_name_both_keys(override, keys):
+    message = error_of(make_config("model=tiny", "data.train_max_words=5", override))
+    assert all(k in message for k in keys)
+
+
+@pytest.mark.parametrize("override,shown", [
+    ("data.corpus.valid_size=0", "data.corpus"),
+    ("data.corpus._target_=nowhere.Corpus", "data.corpus._target_='nowhere.Corpus'"),
+    ("encoding.base=abc", "encoding.base='abc'"),
+    ("encoding._target_=translate.encodings.Nope", "encoding._target_='translate.encodings.Nope'"),
+    ("encoding.merge=sum", "encoding.merge='sum'"),
+    ("+encoding.extra=1", "encoding"),
+    ("ablation._target_=translate.encodings.base.AttentionTerms", "ablation"),
+])
+def test_classes_named_by_target_check_their_own_settings(override, shown):
+    assert shown in error_of(make_config("model=tiny", override))
 
 
 def test_learned_table_too_small_for_a_model_dimension_is_refused_by_its_class():
@@ -86,14 +112,14 @@ def test_learned_table_too_small_for_a_model_dimension_is_refused_by_its_class()
 
 
 def test_unresolvable_interpolation_and_missing_value_name_the_key():
-    assert error_of(config_with("train.lr", "${nowhere}")) == \
-        "train.lr cannot be read: Interpolation key 'nowhere' not found"
-    assert error_of(config_with("encoding.base", "${nowhere}")).startswith("encoding.base cannot be read")
-    assert error_of(config_with("decode.beam_size", "???")) == "decode.beam_size is not set (???); give it a value"
+    for key, value in (("train.lr", "${nowhere}"), ("encoding.base", "${nowhere}"), ("decode.beam_size", "???")):
+        message = error_of(config_with(key, value))
+        assert key in message and ("nowhere" in message or "???" in message), message
 
 
 def test_a_scalar_where_a_section_belongs():
-    assert error_of(config_with("train", 5)) == "train=5 is not allowed: expected a config section"
+    message = error_of(config_with("train", 5))
+    assert message.startswith("train=5") and "section" in message
 
 
 def test_every_shipped_option_still_validates():
@@ -133,11 +159,11 @@ def test_unbounded_encoding_has_no_length_check():
 
 def test_trainer_refuses_a_learned_table_too_short_for_the_data(tiny_config, tiny_data, tmp_path):
     from translate.training.device import make_runtime
-    from translate.training.trainer import Trainer
+    from translate.training.setup import build_trainer
 
     cfg = tiny_config("encoding=learned", "encoding.max_positions=8")
     with pytest.raises(ConfigError, match=r"encoding.max_positions=8 is shorter than the longest train sentence"):
-        Trainer(cfg, tiny_data, make_runtime("cpu", "fp32"), tmp_path)
+        build_trainer(cfg, tiny_data, make_runtime("cpu", "fp32"), tmp_path)
 
 
 # -- property: arbitrary values at arbitrary keys ------------------------------------------------------------------

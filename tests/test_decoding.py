@@ -8,6 +8,7 @@ from translate.decoding.search import beam_search, greedy_search
 from translate.decoding.translator import length_batches
 from translate.encodings.sinusoidal import Sinusoidal
 from translate.model.transformer import Transformer
+from translate.model.config import ModelConfig
 
 PAD, BOS, EOS, VOCAB = 0, 2, 3, 40
 
@@ -15,8 +16,8 @@ PAD, BOS, EOS, VOCAB = 0, 2, 3, 40
 @pytest.fixture(scope="module")
 def model():
     torch.manual_seed(1)
-    m = Transformer(VOCAB, PAD, Sinusoidal(32, 4), d_model=32, n_heads=4, n_encoder_layers=2, n_decoder_layers=2,
-                    d_ff=64, dropout=0.0)
+    m = Transformer(VOCAB, PAD, Sinusoidal(32, 4), ModelConfig(d_model=32, n_heads=4, n_encoder_layers=2, n_decoder_layers=2,
+                    d_ff=64, dropout=0.0))
     with torch.no_grad():  # make eos unlikely-but-possible so outputs have varied lengths
         m.output.weight.mul_(3.0)
     return m.eval()
@@ -87,8 +88,8 @@ def test_decoding_stops_at_the_last_position_a_learned_table_represents():
     from translate.encodings.learned import Learned
 
     torch.manual_seed(0)
-    m = Transformer(VOCAB, PAD, Learned(32, 4, max_positions=6), d_model=32, n_heads=4, n_encoder_layers=1,
-                    n_decoder_layers=1, d_ff=64, dropout=0.0).eval()
+    m = Transformer(VOCAB, PAD, Learned(32, 4, max_positions=6), ModelConfig(d_model=32, n_heads=4, n_encoder_layers=1,
+                    n_decoder_layers=1, d_ff=64, dropout=0.0)).eval()
     src = torch.tensor([[5, 6, 7, 8, EOS]])
     for out in (greedy_search(m, src, BOS, EOS, PAD, max_length_ratio=3.0), beam_search(m, src, 2, BOS, EOS, PAD,
                                                                                        max_length_ratio=3.0)):

@@ -30,10 +30,10 @@ def worker(rank: int, world: int, port: int, config_yaml: str, out: str) -> None
     torch.set_num_threads(1)
     from translate.data.pipeline import prepare_data
     from translate.training.device import make_runtime
-    from translate.training.trainer import Trainer
+    from translate.training.setup import build_trainer
 
     cfg = OmegaConf.create(config_yaml)
-    trainer = Trainer(cfg, prepare_data(cfg.data), make_runtime("cpu", "fp32"), Path(out) / f"rank{rank}")
+    trainer = build_trainer(cfg, prepare_data(cfg.data), make_runtime("cpu", "fp32"), Path(out) / f"rank{rank}")
     record = {"batches": [], "losses": [], "tokens": []}
     for step, indices in enumerate(trainer.epoch_batches(0)[:STEPS]):
         stats = trainer.train_step(indices)
@@ -49,7 +49,7 @@ def worker(rank: int, world: int, port: int, config_yaml: str, out: str) -> None
 @pytest.mark.slow
 def test_two_gloo_processes_match_one_process_on_the_same_global_batch(tiny_config, tiny_data, tmp_path):
     from translate.training.device import make_runtime
-    from translate.training.trainer import Trainer
+    from translate.training.setup import build_trainer
 
     cfg = tiny_config(*OVERRIDES)
     context = multiprocessing.get_context("spawn")
@@ -66,7 +66,7 @@ def test_two_gloo_processes_match_one_process_on_the_same_global_batch(tiny_conf
     for step in range(STEPS):  # the ranks read disjoint shards
         assert not set(records[0]["batches"][step]) & set(records[1]["batches"][step])
 
-    single = Trainer(cfg, tiny_data, make_runtime("cpu", "fp32"), tmp_path / "single")
+    single = build_trainer(cfg, tiny_data, make_runtime("cpu", "fp32"), tmp_path / "single")
     assert single.runtime.world_size == 1
     for step in range(STEPS):
         union = records[0]["batches"][step] + records[1]["batches"][step]
@@ -91,10 +91,10 @@ def stopping_worker(rank: int, world: int, port: int, config_yaml: str, out: str
     from translate.data.pipeline import prepare_data
     from translate.training.device import make_runtime
     from translate.training.interruption import Interrupted
-    from translate.training.trainer import Trainer
+    from translate.training.setup import build_trainer
 
     cfg = OmegaConf.create(config_yaml)
-    trainer = Trainer(cfg, prepare_data(cfg.data), make_runtime("cpu", "fp32"), Path(out) / f"rank{rank}")
+    trainer = build_trainer(cfg, prepare_data(cfg.data), make_runtime("cpu", "fp32"), Path(out) / f"rank{rank}")
     step = trainer.train_step
 
     def step_then_maybe_stop(indices):

@@ -10,7 +10,8 @@ import torch.nn.functional as F
 
 from conftest import make_config
 from translate.decoding.search import beam_search, greedy_search
-from translate.model.builder import build_encoding, build_model
+from translate.model.builder import build_encoding
+from translate.training.setup import model_from_config
 
 VOCAB, PAD, BOS, EOS = 40, 0, 2, 3
 TINY = ("model=tiny", "model.d_model=32", "model.d_ff=64", "model.n_encoder_layers=1", "model.n_decoder_layers=1")
@@ -27,7 +28,7 @@ def config(*overrides: str):
 
 def model_for(name: str, *overrides: str, seed: int = 0):
     torch.manual_seed(seed)
-    return build_model(config(f"encoding={name}", *overrides), VOCAB, PAD)
+    return model_from_config(config(f"encoding={name}", *overrides), VOCAB, PAD)
 
 
 def encoding_for(name: str, *overrides: str):

@@ -26,7 +26,8 @@ from translate.encodings.tupe import TUPE
 from translate.encodings.urpe import URPE
 from translate.encodings.xpos import XPos
 from translate.model.attention import attend
-from translate.model.builder import build_encoding, build_model
+from translate.model.builder import build_encoding
+from translate.training.setup import model_from_config
 
 PAD, BOS, EOS, VOCAB = 0, 2, 3, 40
 ATTENTION_ENCODINGS = ["shaw", "nezha", "transformer_xl", "deberta", "tupe", "t5", "alibi", "kerple", "fire", "urpe",
@@ -41,7 +42,7 @@ DH = D // H
 def build(name: str, *overrides: str, seed: int = 0):
     torch.manual_seed(seed)
     cfg = make_config("model=tiny", f"encoding={name}", "model.dropout=0.0", *overrides)
-    return build_model(cfg, VOCAB, PAD)
+    return model_from_config(cfg, VOCAB, PAD)
 
 
 def encoding_of(name: str, *overrides: str, seed: int = 0):

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from translate.training.device import make_runtime
-from translate.training.trainer import Trainer
+from translate.training.setup import build_trainer
 
 ENCODINGS = sorted(path.stem for path in (Path(__file__).resolve().parents[1] / "conf" / "encoding").glob("*.yaml"))
 STEPS = 30
@@ -22,7 +22,7 @@ def test_the_encoding_folder_is_found():
 @pytest.mark.parametrize("name", ENCODINGS)
 def test_training_lowers_the_held_out_loss(name, tiny_config, tiny_data, tmp_path):
     cfg = tiny_config(f"encoding={name}", "model.dropout=0.0")
-    trainer = Trainer(cfg, tiny_data, make_runtime("cpu", "fp32"), tmp_path)
+    trainer = build_trainer(cfg, tiny_data, make_runtime("cpu", "fp32"), tmp_path)
     before = trainer.valid_loss()["loss"]
     batches = trainer.epoch_batches(0)
     losses = [trainer.train_step(batches[i % len(batches)]) for i in range(STEPS)]

@@ -22,7 +22,8 @@ from translate.training import compilation
 from translate.training.checkpoint import load_checkpoint
 from translate.training.device import make_runtime
 from translate.training.interruption import Interrupted
-from translate.training.trainer import Trainer
+from translate.training.setup import build_trainer
+from translate.training.setup import model_from_config
 
 ROOT = Path(__file__).resolve().parents[1]
 needs_cuda = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
@@ -31,7 +32,7 @@ needs_cuda = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a C
 def make_trainer(tiny_config, tiny_data, run_dir, *overrides, device="cpu", precision="fp32"):
     cfg = tiny_config("train.valid_every=1000", "train.save_every=1000", "train.valid_bleu_limit=4",
                       "train.max_tokens=600", "model.dropout=0.0", *overrides)
-    return Trainer(cfg, tiny_data, make_runtime(device, precision), run_dir)
+    return build_trainer(cfg, tiny_data, make_runtime(device, precision), run_dir)
 
 
 def test_gpu_preset_composes_and_validates():
@@ -210,12 +211,12 @@ def test_flex_attention_path_equals_the_sdpa_path(encoding, kind):
 
 def test_shaw_and_deberta_use_every_table_row_when_compiling_with_the_same_result(monkeypatch):
     """Under torch.compile (or on a GPU) the relative tables are read whole instead of finding the used rows."""
-    from translate.model.builder import build_model
+    from translate.training.setup import model_from_config
 
     src, tgt = torch.randint(4, 50, (2, 7)), torch.randint(4, 50, (2, 6))
     for encoding in ("shaw", "deberta"):
         torch.manual_seed(0)
-        model = build_model(make_config("model=tiny", f"encoding={encoding}"), 60, 0).eval()
+        model = model_from_config(make_config("model=tiny", f"encoding={encoding}"), 60, 0).eval()
         used_rows = model(src, tgt)
         monkeypatch.setattr(torch.compiler, "is_compiling", lambda: True)
         torch.testing.assert_close(model(src, tgt), used_rows, rtol=1e-5, atol=1e-5)
@@ -224,10 +225,10 @@ def test_shaw_and_deberta_use_every_table_row_when_compiling_with_the_same_resul
 
 @needs_cuda
 def test_cuda_compiled_flex_attention_matches_sdpa_for_t5_in_value_and_gradient():
-    from translate.model.builder import build_model
+    from translate.training.setup import model_from_config
 
     torch.manual_seed(0)
-    model = build_model(make_config("model=tiny", "encoding=t5", "model.dropout=0.0"), 60, 0).cuda()
+    model = model_from_config(make_config("model=tiny", "encoding=t5", "model.dropout=0.0"), 60, 0).cuda()
     src, tgt = torch.randint(4, 50, (4, 16), device="cuda"), torch.randint(4, 50, (4, 16), device="cuda")
     src[1, 10:] = 0
     reference = model(src, tgt)

@@ -8,14 +8,15 @@ from translate.encodings.learned import Learned
 from translate.encodings.none import NoEncoding
 from translate.encodings.sinusoidal import Sinusoidal
 from translate.model.transformer import Transformer
+from translate.model.config import ModelConfig
 
 VOCAB, PAD = 50, 0
 
 
 def make_model(encoding_cls=Sinusoidal, norm_position="pre", **kw) -> Transformer:
     torch.manual_seed(0)
-    model = Transformer(VOCAB, PAD, encoding_cls(32, 4), d_model=32, n_heads=4, n_encoder_layers=2,
-                        n_decoder_layers=2, d_ff=64, dropout=0.0, norm_position=norm_position, **kw)
+    model = Transformer(VOCAB, PAD, encoding_cls(32, 4), ModelConfig(d_model=32, n_heads=4, n_encoder_layers=2,
+                        n_decoder_layers=2, d_ff=64, dropout=0.0, norm_position=norm_position, **kw))
     return model.eval()
 
 
@@ -74,7 +75,7 @@ def test_tied_embeddings_share_one_matrix():
 
 
 def test_a_learned_table_refuses_longer_inputs_clearly():
-    model = Transformer(VOCAB, PAD, Learned(32, 4, max_positions=4), d_model=32, n_heads=4, n_encoder_layers=1,
-                        n_decoder_layers=1, d_ff=64)
+    model = Transformer(VOCAB, PAD, Learned(32, 4, max_positions=4), ModelConfig(d_model=32, n_heads=4, n_encoder_layers=1,
+                        n_decoder_layers=1, d_ff=64))
     with pytest.raises(ValueError, match="at most 4 positions"):
         model.encode(tokens([5, 6, 7, 8, 9, 3]))

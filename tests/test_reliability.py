@@ -18,7 +18,8 @@ from translate.training.checkpoint import CheckpointError, load_checkpoint, newe
 from translate.io import WriteError, atomic_write_text, previous_path, remove_partial_writes
 from translate.training.device import make_runtime
 from translate.training.interruption import Interrupted, resume_command
-from translate.training.trainer import Trainer, TrainingDiverged
+from translate.training.trainer import TrainingDiverged
+from translate.training.setup import build_trainer
 
 
 def fake_state(step: int) -> dict:
@@ -155,7 +156,7 @@ def test_resume_command_keeps_overrides_and_replaces_run_dir_and_resume():
 def make_trainer(tiny_config, tiny_data, run_dir, *overrides):
     cfg = tiny_config("train.num_threads=null", "train.valid_every=1000", "train.save_every=1000",
                       "train.valid_bleu_limit=4", "train.max_tokens=600", *overrides)
-    return Trainer(cfg, tiny_data, make_runtime("cpu", "fp32"), run_dir)
+    return build_trainer(cfg, tiny_data, make_runtime("cpu", "fp32"), run_dir)
 
 
 def nan_on_calls(model, bad_calls):

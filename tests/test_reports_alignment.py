@@ -13,6 +13,7 @@ from translate.data.pipeline import TokenizedSplit
 from translate.analysis.run.alignment import (align_one, attention_entropy, chance_share, diagonal_band, diagonal_share,
                                          kendall_tau, mean_by_bucket, sentence_alignment)
 from translate.analysis.run.attention_weights import forced_attention
+from translate.model.config import ModelConfig
 
 SPECIALS = SimpleNamespace(pad_id=0, unk_id=1, bos_id=2, eos_id=3)
 
@@ -54,8 +55,8 @@ def test_mean_by_bucket_leaves_empty_buckets_empty():
 
 def tiny_model() -> Transformer:
     torch.manual_seed(0)
-    return Transformer(30, 0, Sinusoidal(32, 4), d_model=32, n_heads=4, n_encoder_layers=2, n_decoder_layers=2,
-                       d_ff=64).eval()
+    return Transformer(30, 0, Sinusoidal(32, 4), ModelConfig(d_model=32, n_heads=4, n_encoder_layers=2, n_decoder_layers=2,
+                       d_ff=64)).eval()
 
 
 def test_forced_attention_ignores_padding_and_batch_neighbours():
@@ -120,8 +121,8 @@ def test_alignment_forces_the_reference_the_same_target_for_two_models(monkeypat
     settings = ReportSettings(bootstrap_samples=20)
     for seed, hyps in ((0, ["x y", "z"]), (1, ["something else entirely", ""])):
         torch.manual_seed(seed)
-        model = Transformer(30, 0, Sinusoidal(32, 4), d_model=32, n_heads=4, n_encoder_layers=1,
-                            n_decoder_layers=1, d_ff=64).eval()
+        model = Transformer(30, 0, Sinusoidal(32, 4), ModelConfig(d_model=32, n_heads=4, n_encoder_layers=1,
+                            n_decoder_layers=1, d_ff=64)).eval()
         translator = SimpleNamespace(model=model, tokenizer=SPECIALS, settings=SimpleNamespace(batch_tokens=4000))
         report = report_split.by_length(settings, translator, split, hyps)
         assert report["alignment_forced_on"] == "reference"

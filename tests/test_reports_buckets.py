@@ -10,10 +10,11 @@ from translate.data.pipeline import TokenizedSplit
 from translate.analysis.buckets import (LENGTH_OF, Bucket, assign, buckets_from_edges, make_buckets,
                                        quantile_edges)
 from translate.analysis.run.settings import ReportSettings
+from translate.config.validate import typed
 
 
 def test_default_buckets_at_their_edges():
-    settings = ReportSettings.from_config(make_config())
+    settings = report_settings(make_config())
     buckets = make_buckets(settings.edges, settings.quantiles, [])
     assert [b.name for b in buckets] == ["1-5", "6-10", "11-15", "16-20", "21-30", "31-45", "46-60", "61+"]
     lengths = [1, 5, 6, 10, 11, 15, 16, 20, 21, 30, 31, 45, 46, 60, 61, 300]
@@ -60,9 +61,13 @@ def test_length_measures():
 ])
 def test_bad_report_settings_name_key_and_allowed(override, key):
     with pytest.raises(ConfigError, match=rf"{key}=.* is not allowed: expected"):
-        ReportSettings.from_config(make_config(override))
+        report_settings(make_config(override))
 
 
 def test_evaluate_config_has_the_report_group():
-    settings = ReportSettings.from_config(make_config("checkpoint=x.pt", config_name="evaluate"))
-    assert settings.bucket_by == "source_words" and settings.edges == (5, 10, 15, 20, 30, 45, 60)
+    settings = report_settings(make_config("checkpoint=x.pt", config_name="evaluate"))
+    assert settings.bucket_by == "source_words" and list(settings.edges) == [5, 10, 15, 20, 30, 45, 60]
+
+
+def report_settings(cfg) -> ReportSettings:
+    return typed(cfg, "report", ReportSettings)

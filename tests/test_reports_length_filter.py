@@ -9,7 +9,7 @@ from translate.data.corpora import CorpusError
 from translate.data.pipeline import load_splits, prepare_data
 from translate.cli.evaluate import evaluate
 from translate.training.device import make_runtime
-from translate.training.trainer import Trainer
+from translate.training.setup import build_trainer
 
 
 def french_words(pairs) -> set[int]:
@@ -55,12 +55,12 @@ def test_learned_table_too_short_for_the_test_split_is_refused_at_start(tiny_dat
     longest = max(len(s) + 1 for s in tiny_data.splits["test"].src)
     cfg = make_config(*TINY_RUN, "encoding=learned", f"encoding.max_positions={longest - 1}")
     with pytest.raises(ConfigError, match=rf"encoding.max_positions={longest - 1} is shorter than the longest"):
-        Trainer(cfg, tiny_data, make_runtime("cpu", "fp32"), tmp_path)
+        build_trainer(cfg, tiny_data, make_runtime("cpu", "fp32"), tmp_path)
 
 
 def test_standalone_evaluation_refuses_outputs_a_learned_table_cannot_hold(tiny_data, cache_dir, tmp_path):
     cfg = make_config(*TINY_RUN, f"data.cache_dir={cache_dir}", "encoding=learned", "encoding.max_positions=256")
-    checkpoint = Trainer(cfg, tiny_data, make_runtime("cpu", "fp32"), tmp_path).save("best.pt")
+    checkpoint = build_trainer(cfg, tiny_data, make_runtime("cpu", "fp32"), tmp_path).save("best.pt")
     evaluate_cfg = make_config(f"checkpoint={checkpoint}", "decode.max_length_extra=300", config_name="evaluate")
     with pytest.raises(ConfigError, match=r"encoding.max_positions=256 is shorter than the longest translation"):
         evaluate(evaluate_cfg)

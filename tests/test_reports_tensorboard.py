@@ -13,10 +13,11 @@ from translate.decoding.translator import DecodeSettings, Translator
 from translate.encodings.base import AttentionTerms, PositionalEncoding
 from translate.encodings.none import NoEncoding
 from translate.scoring.splits import translate_split
-from translate.model.builder import build_model
 from translate.analysis.run.encoding_pictures import bias_by_distance, encoding_figures, position_only_scores
 from translate.analysis.run.report_split import report_checkpoint
 from translate.analysis.run.settings import ReportSettings
+from translate.config.validate import typed
+from translate.training.setup import model_from_config
 
 
 def read_events(folder) -> EventAccumulator:
@@ -29,7 +30,7 @@ def read_events(folder) -> EventAccumulator:
 def translator(tiny_data):
     cfg = make_config(*TINY_RUN)
     torch.manual_seed(0)
-    model = build_model(cfg, len(tiny_data.tokenizer), tiny_data.tokenizer.pad_id).eval()
+    model = model_from_config(cfg, len(tiny_data.tokenizer), tiny_data.tokenizer.pad_id).eval()
     return Translator(model, tiny_data.tokenizer, DecodeSettings(max_length_extra=3))
 
 
@@ -37,7 +38,7 @@ def test_report_writes_scalars_images_and_tables(tiny_data, translator, tmp_path
     test = tiny_data.splits["test"]
     split = TokenizedSplit(test.pairs[:24], test.src[:24], test.tgt[:24])
     hyps = translate_split(translator, split)
-    settings = ReportSettings.from_config(make_config("report.edges=[2,4]", "report.bootstrap_samples=50"))
+    settings = report_settings(make_config("report.edges=[2,4]", "report.bootstrap_samples=50"))
     report = report_checkpoint(settings, translator, split, hyps, tmp_path, step=7)
 
     assert [b["bucket"] for b in report["buckets"]] == ["1-2", "3-4", "5+"]
@@ -74,7 +75,7 @@ def first_of_each_bucket(split) -> list[int]:
 def test_only_the_asked_images_are_drawn(tiny_data, translator, tmp_path):
     test = tiny_data.splits["test"]
     split = TokenizedSplit(test.pairs[:6], test.src[:6], test.tgt[:6])
-    settings = ReportSettings.from_config(make_config("report.images=[cross]", "report.probes_per_bucket=0",
+    settings = report_settings(make_config("report.images=[cross]", "report.probes_per_bucket=0",
                                                       "report.bootstrap_samples=0"))
     report = report_checkpoint(settings, translator, split, translate_split(translator, split), tmp_path, step=1)
     assert all(b["bleu_ci"] is None for b in report["buckets"])
@@ -121,3 +122,7 @@ def test_rotation_pictures_score_a_fixed_query_and_key_by_distance():
     assert not torch.allclose(scores[:, 0, 0], scores[:, 0, 5])
     assert sorted(encoding_figures(PairRotation(16, 2), 20)) == ["score_cross", "score_decoder", "score_encoder"]
     assert position_only_scores(DistanceBias(16, 2), "encoder", torch.arange(4)) is None
+
+
+def report_settings(cfg) -> ReportSettings:
+    return typed(cfg, "report", ReportSettings)

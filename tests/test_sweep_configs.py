@@ -12,7 +12,7 @@ from omegaconf import OmegaConf
 
 from conftest import CONF_DIR
 from translate.config import validate_config
-from translate.model.builder import build_model
+from translate.training.setup import model_from_config
 
 SWEEPS = sorted(p.stem for p in (Path(CONF_DIR) / "sweep").glob("*.yaml"))
 ENCODINGS = sorted(p.stem for p in (Path(CONF_DIR) / "encoding").glob("*.yaml"))
@@ -90,7 +90,7 @@ def test_seed_repro_is_three_encodings_by_two_training_lengths():
 @pytest.mark.parametrize("pe", ["sinusoidal", "sinusoidal_zero_dims", "none"])
 def test_seed_repro_models_build(pe):
     cfg = compose_job("+sweep=seed_repro", f"+sweep/pe={pe}", "+sweep/train_words=under_10")
-    model = build_model(cfg, vocab_size=100, pad_id=0)
+    model = model_from_config(cfg, vocab_size=100, pad_id=0)
     table = model.encoding.table(__import__("torch").arange(30))  # (T, d_model) or None without a table
     if pe == "sinusoidal_zero_dims":
         assert table[:, 400:].abs().sum() == 0 and table[:, :400].abs().sum() > 0

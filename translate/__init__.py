@@ -5,3 +5,7 @@ import os
 # else on a shared machine) need: measured 4x the CPU time for the same work at model=small (docs/speed.md).
 # Set before torch is imported; an explicit OMP_WAIT_POLICY in the environment wins.
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
+from translate.config.store import register as _register_schemas  # noqa: E402
+
+_register_schemas()  # before any config is composed: the YAML groups name their schema (translate/config/store.py)

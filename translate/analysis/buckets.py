@@ -10,15 +10,21 @@ import math
 from dataclasses import dataclass
 from typing import Callable, Optional, Sequence
 
+from translate.data.cleaning import Pair
 from translate.data.pipeline import TokenizedSplit
 
 
+# Lengths measurable from a pair's text alone (the sweep report re-reads test sets as text).
+PAIR_LENGTH: dict[str, Callable[[Pair], int]] = {"source_words": lambda p: len(p.fr.split()),
+                                                 "reference_words": lambda p: len(p.en.split())}
+
+
 def source_words(split: TokenizedSplit) -> list[int]:
-    return [len(p.fr.split()) for p in split.pairs]
+    return [PAIR_LENGTH["source_words"](p) for p in split.pairs]
 
 
 def reference_words(split: TokenizedSplit) -> list[int]:
-    return [len(p.en.split()) for p in split.pairs]
+    return [PAIR_LENGTH["reference_words"](p) for p in split.pairs]
 
 
 def source_subwords(split: TokenizedSplit) -> list[int]:
@@ -58,6 +64,14 @@ def assign(lengths: Sequence[int], buckets: Sequence[Bucket]) -> list[int]:
     """Index of the bucket of each length."""
     highs = [b.high for b in buckets[:-1]]
     return [bisect.bisect_left(highs, n) for n in lengths]
+
+
+def members(lengths: Sequence[int], buckets: Sequence[Bucket]) -> list[list[int]]:
+    """Indices of the lengths in each bucket."""
+    found: list[list[int]] = [[] for _ in buckets]
+    for i, index in enumerate(assign(lengths, buckets)):
+        found[index].append(i)
+    return found
 
 
 def make_buckets(edges: Sequence[int], quantiles: Optional[int], lengths: Sequence[int]) -> list[Bucket]:

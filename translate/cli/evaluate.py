@@ -18,7 +18,8 @@ from torch.utils.tensorboard import SummaryWriter
 
 from translate.ablations import apply_at_test_time
 from translate.training.checkpoint import load_model
-from translate.config import ConfigError, check_data_fits, validate_decode
+from translate.config import ConfigError
+from translate.config.validate import check_data_fits, typed
 from translate.data.pipeline import prepare_data
 from translate.decoding.translator import DecodeSettings, Translator
 from translate.data.test_sets import TestSetSpec, parse_test_sets
@@ -26,6 +27,7 @@ from translate.analysis.run.report_split import log_pictures, probes_for, traini
 from translate.analysis.run.settings import ReportSettings
 from translate.analysis.run.test_set_reports import score_test_sets
 from translate.training.checkpoint import CheckpointError
+from translate.cli.preflight import check_overrides
 from translate.io import WriteError, atomic_write_text
 from translate.training.device import pick_device
 
@@ -50,8 +52,8 @@ def output_dir(cfg: DictConfig, primary: str) -> Path:
 
 
 def evaluate(cfg: DictConfig) -> tuple[dict, Path]:
-    validate_decode(cfg)
-    report_settings = ReportSettings.from_config(cfg)
+    decode = typed(cfg, "decode", DecodeSettings)
+    report_settings = typed(cfg, "report", ReportSettings)
     device = pick_device(cfg.device)
     loaded = load_model(cfg.checkpoint, device)
     specs = test_set_specs(cfg, loaded.config)
@@ -60,8 +62,8 @@ def evaluate(cfg: DictConfig) -> tuple[dict, Path]:
     if cfg.data_path:
         data_cfg.path = cfg.data_path
     data = prepare_data(data_cfg, tokenizer=loaded.tokenizer, test_sets=specs)
-    check_data_fits(loaded.model.encoding, data.test_sets, cfg.decode)  # e.g. a learned table
-    translator = Translator(loaded.model, loaded.tokenizer, DecodeSettings.from_config(cfg.decode), device)
+    check_data_fits(loaded.model.encoding, data.test_sets, decode)  # e.g. a learned table
+    translator = Translator(loaded.model, loaded.tokenizer, decode, device)
     out = output_dir(cfg, specs[0].name)
     writer = SummaryWriter(str(out / "tb"))  # a TensorBoard folder of its own
     try:
@@ -90,4 +92,5 @@ def main(cfg: DictConfig) -> None:
 
 
 if __name__ == "__main__":
+    check_overrides(CONF_DIR, "evaluate", sys.argv[1:])
     main()

@@ -11,6 +11,7 @@ import json
 import logging
 import os
 import sys
+from functools import partial
 from pathlib import Path
 
 import hydra
@@ -23,13 +24,14 @@ from translate.data.pipeline import prepare_data
 from translate.data.test_sets import parse_test_sets
 from translate.analysis.run.callback import LengthReport
 from translate.analysis.run.report_split import training_lengths, training_lengths_note
-from translate.analysis.run.settings import ReportSettings
 from translate.analysis.run.test_set_reports import score_test_sets
 from translate.training.checkpoint import CheckpointError, load_checkpoint, newest_valid_checkpoint
-from translate.io import WriteError, atomic_write_text, check_writable, remove_partial_writes
+from translate.cli.preflight import check_overrides, check_run_dir
+from translate.io import WriteError, atomic_write_text, remove_partial_writes
 from translate.training.device import make_runtime
 from translate.training.interruption import Interrupted, resume_command
-from translate.training.trainer import Trainer, TrainingDiverged
+from translate.training.setup import build_trainer
+from translate.training.trainer import TrainingDiverged
 
 log = logging.getLogger("translate.train")
 CONF_DIR = str(Path(__file__).resolve().parents[2] / "conf")
@@ -51,22 +53,18 @@ def resume_from(setting: str | None, run_dir: Path) -> tuple[Path, dict] | None:
     return path, load_checkpoint(path)
 
 
-def make_callbacks(cfg: DictConfig) -> list:
-    """Report plug-ins run at validation and at the end (see translate.training.trainer)."""
-    return [LengthReport(ReportSettings.from_config(cfg))]
-
-
 def run(cfg: DictConfig, run_dir: Path) -> dict:
     """Train and test; returns the test metrics. Shared by the CLI and the tests."""
-    validate_config(cfg)
-    if cfg.train.num_threads:
-        torch.set_num_threads(cfg.train.num_threads)
-    runtime = make_runtime(cfg.train.device, cfg.train.precision)
+    settings = validate_config(cfg)
+    if settings.train.num_threads:
+        torch.set_num_threads(settings.train.num_threads)
+    runtime = make_runtime(settings.train.device, settings.train.precision)
     atomic_write_text(run_dir / "config.yaml", OmegaConf.to_yaml(cfg, resolve=True))  # fails early if not writable
-    specs = parse_test_sets(cfg.eval.test_sets)
+    specs = parse_test_sets(settings.eval.test_sets)
     data = prepare_data(cfg.data, test_sets=specs)
-    trainer = Trainer(cfg, data, runtime, run_dir, make_callbacks(cfg))
-    checkpoint = resume_from(cfg.train.resume, run_dir)
+    report = partial(LengthReport, settings.report, probe_split=data.splits["test"])
+    trainer = build_trainer(cfg, data, runtime, run_dir, [report], settings)
+    checkpoint = resume_from(settings.train.resume, run_dir)
     if checkpoint:
         trainer.resume(*checkpoint)
     trainer.train()
@@ -74,12 +72,10 @@ def run(cfg: DictConfig, run_dir: Path) -> dict:
     if best.exists():  # test the checkpoint chosen on valid BLEU
         trainer.model.load_state_dict(load_checkpoint(best)["model"])
     metrics = score_test_sets(  # files, TensorBoard scalars and figures: on the main rank only
-        ReportSettings.from_config(cfg), trainer.translator, specs, data.test_sets, run_dir if runtime.is_main
-        else None, trainer.writer, trainer.progress.step, training_lengths(cfg.data), training_lengths_note(cfg.data))
+        settings.report, trainer.translator, specs, data.test_sets, run_dir if runtime.is_main else None,
+        trainer.writer, trainer.progress.step, training_lengths(cfg.data), training_lengths_note(cfg.data))
     metrics.update(corpus=cfg.data.name, encoding=cfg.encoding.name, ablation=cfg.ablation.name,
-                   model=cfg.model.name, steps=trainer.progress.step, train_minutes=round(
-                       trainer.progress.train_seconds / 60, 2), target_tokens_per_s=round(
-                       trainer.tokens_per_second(), 1), parameters=sum(p.numel() for p in trainer.model.parameters()),
+                   model=settings.model.name, **trainer.summary(),
                    checkpoint=str(best if best.exists() else run_dir / "last.pt"))
     if runtime.is_main:
         atomic_write_text(run_dir / "metrics.json", json.dumps(metrics, indent=2, ensure_ascii=False) + "\n")
@@ -117,19 +113,7 @@ def main(cfg: DictConfig) -> None:
     print(f"run folder: {os.path.relpath(run_dir)}")
 
 
-def check_run_dir(argv: list[str]) -> None:
-    """Hydra creates the run folder before `main` runs and answers a failure with a traceback: check it first."""
-    given = [a.split("=", 1)[1] for a in argv if a.startswith("hydra.run.dir=")]
-    folder = given[-1] if given else "runs"  # the default, runs/<date>/<time>, lies under runs/
-    if "${" in folder or any(a.startswith("-") for a in argv):
-        return  # interpolated, a sweep (-m) or a Hydra flag (--help, --cfg): Hydra resolves it or writes nothing
-    try:
-        check_writable(Path(folder), "hydra.run.dir")
-    except WriteError as error:
-        print(f"error: {error}", file=sys.stderr)
-        sys.exit(2)
-
-
 if __name__ == "__main__":
     check_run_dir(sys.argv[1:])
+    check_overrides(CONF_DIR, "config", sys.argv[1:])
     main()

@@ -20,6 +20,13 @@ from translate.data.locate import RemoteFile, locate_corpus
 log = logging.getLogger(__name__)
 
 
+
+def require_counts(**counts) -> None:
+    """Sizes and limits are integers >= 1 (None: no limit); the error names the setting and its value."""
+    for name, value in counts.items():
+        if value is not None and not (isinstance(value, int) and not isinstance(value, bool) and value >= 1):
+            raise ValueError(f"{name}={value!r} is not allowed: expected an integer >= 1")
+
 class CorpusError(ValueError):
     pass
 
@@ -100,6 +107,7 @@ class Tatoeba:
 
     def __init__(self, valid_size: int = 1000, test_size: int = 2000, split_seed: int = 1,
                  max_words: Optional[int] = 80) -> None:
+        require_counts(valid_size=valid_size, test_size=test_size, max_words=max_words)
         self.valid_size, self.test_size, self.split_seed, self.max_words = valid_size, test_size, split_seed, max_words
 
     def zip_path(self, data_path: Optional[str]) -> Path:
@@ -183,6 +191,7 @@ class Multi30k:
 
     def __init__(self, train: str = "train", valid: str = "val", test: str = "test_2016_flickr",
                  max_words: Optional[int] = 80) -> None:
+        require_counts(max_words=max_words)
         self.split_names = {"train": train, "valid": valid, "test": test}
         self.max_words = max_words
 
@@ -227,6 +236,7 @@ class HuggingFace:
     def __init__(self, dataset: str = "wmt14", config: Optional[str] = "fr-en", train: str = "train",
                  valid: str = "validation", test: str = "test", max_words: Optional[int] = 80,
                  max_train_pairs: Optional[int] = None) -> None:
+        require_counts(max_words=max_words, max_train_pairs=max_train_pairs)
         self.dataset, self.config = dataset, config
         self.split_names = {"train": train, "valid": valid, "test": test}
         self.max_words, self.max_train_pairs = max_words, max_train_pairs

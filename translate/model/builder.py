@@ -1,14 +1,13 @@
-"""Builds the Transformer from the `model`, `encoding` and `ablation` configs."""
+"""Builds the Transformer from its shape (the `model` group), an encoding and an ablation (their config nodes: each
+names its class with `_target_`, and the class checks its own settings)."""
 from __future__ import annotations
 
 from hydra.utils import instantiate
 from omegaconf import DictConfig, OmegaConf
 
 from translate.encodings.base import PositionalEncoding
+from translate.model.config import ModelConfig
 from translate.model.transformer import Transformer
-
-MODEL_KEYS = ("d_model", "n_heads", "n_encoder_layers", "n_decoder_layers", "d_ff", "dropout", "attention_dropout",
-              "norm_position", "tie_embeddings")
 
 
 def build_encoding(encoding_cfg: DictConfig, ablation_cfg: DictConfig, d_model: int, n_heads: int) -> PositionalEncoding:
@@ -26,8 +25,13 @@ def build_encoding(encoding_cfg: DictConfig, ablation_cfg: DictConfig, d_model: 
     return ablation.apply(encoding, d_model)
 
 
-def build_model(cfg: DictConfig, vocab_size: int, pad_id: int) -> Transformer:
-    """cfg: the whole run config (uses cfg.model, cfg.encoding, cfg.ablation)."""
-    m = cfg.model
-    encoding = build_encoding(cfg.encoding, cfg.ablation, m.d_model, m.n_heads)
-    return Transformer(vocab_size, pad_id, encoding, **{k: m[k] for k in MODEL_KEYS})
+def build_model(shape: ModelConfig, encoding_cfg: DictConfig, ablation_cfg: DictConfig, vocab_size: int,
+                pad_id: int) -> Transformer:
+    encoding = build_encoding(encoding_cfg, ablation_cfg, shape.d_model, shape.n_heads)
+    return Transformer(vocab_size, pad_id, encoding, shape)
+
+
+def model_config_of(saved: dict) -> ModelConfig:
+    """The shape stored in a checkpoint's config (older checkpoints may lack newer keys: their defaults apply)."""
+    known = ModelConfig.__dataclass_fields__
+    return ModelConfig(**{k: v for k, v in saved.items() if k in known})

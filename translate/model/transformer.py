@@ -12,6 +12,7 @@ import torch
 from torch import Tensor, nn
 
 from translate.encodings.base import AttentionTerms, PositionalEncoding
+from translate.model.config import ModelConfig
 from translate.model.layers import DecoderLayer, EncoderLayer
 
 
@@ -63,27 +64,26 @@ def add_bias(mask: Optional[Tensor], terms: AttentionTerms) -> Optional[Tensor]:
 
 
 class Transformer(nn.Module):
-    def __init__(self, vocab_size: int, pad_id: int, encoding: PositionalEncoding, d_model: int = 256,
-                 n_heads: int = 4, n_encoder_layers: int = 3, n_decoder_layers: int = 3, d_ff: int = 1024,
-                 dropout: float = 0.1, attention_dropout: float = 0.0, norm_position: str = "pre",
-                 tie_embeddings: bool = True) -> None:
+    def __init__(self, vocab_size: int, pad_id: int, encoding: PositionalEncoding, shape: ModelConfig) -> None:
         super().__init__()
+        d_model = shape.d_model
         self.pad_id = pad_id
         self.d_model = d_model
         self.encoding = encoding
         self.src_embed = nn.Embedding(vocab_size, d_model, padding_idx=pad_id)
-        self.tgt_embed = self.src_embed if tie_embeddings else nn.Embedding(vocab_size, d_model, padding_idx=pad_id)
-        layer_args = (d_model, n_heads, d_ff, dropout, attention_dropout, norm_position)
-        self.encoder_layers = nn.ModuleList(EncoderLayer(*layer_args) for _ in range(n_encoder_layers))
-        self.decoder_layers = nn.ModuleList(DecoderLayer(*layer_args) for _ in range(n_decoder_layers))
+        self.tgt_embed = (self.src_embed if shape.tie_embeddings
+                          else nn.Embedding(vocab_size, d_model, padding_idx=pad_id))
+        layer_args = (d_model, shape.n_heads, shape.d_ff, shape.dropout, shape.attention_dropout, shape.norm_position)
+        self.encoder_layers = nn.ModuleList(EncoderLayer(*layer_args) for _ in range(shape.n_encoder_layers))
+        self.decoder_layers = nn.ModuleList(DecoderLayer(*layer_args) for _ in range(shape.n_decoder_layers))
         # Pre-LN stacks need a final norm; post-LN layers already end with one.
-        final_norm = (lambda: nn.LayerNorm(d_model)) if norm_position == "pre" else nn.Identity
+        final_norm = (lambda: nn.LayerNorm(d_model)) if shape.norm_position == "pre" else nn.Identity
         self.encoder_norm, self.decoder_norm = final_norm(), final_norm()
-        self.dropout = nn.Dropout(dropout)
+        self.dropout = nn.Dropout(shape.dropout)
         self.output = nn.Linear(d_model, vocab_size, bias=False)
-        encoding.use_layers(n_encoder_layers, n_decoder_layers)  # per-layer position parameters, if any
+        encoding.use_layers(shape.n_encoder_layers, shape.n_decoder_layers)  # per-layer position parameters, if any
         self._init_weights()
-        if tie_embeddings:
+        if shape.tie_embeddings:
             self.output.weight = self.src_embed.weight
 
     def _init_weights(self) -> None:

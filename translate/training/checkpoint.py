@@ -17,7 +17,7 @@ from omegaconf import DictConfig, OmegaConf
 
 from translate.data.tokenizer import Tokenizer
 from translate.io import atomic_write, previous_path
-from translate.model.builder import build_model
+from translate.model.builder import build_model, model_config_of
 from translate.model.transformer import Transformer
 
 log = logging.getLogger(__name__)
@@ -123,7 +123,8 @@ def load_model(path: str | Path, device: str | torch.device = "cpu") -> LoadedMo
     state = load_checkpoint(Path(path))
     config = OmegaConf.create(state["config"])
     tokenizer = Tokenizer(state["tokenizer"])
-    model = build_model(config, len(tokenizer), tokenizer.pad_id)
+    model = build_model(model_config_of(state["config"]["model"]), config.encoding, config.ablation, len(tokenizer),
+                        tokenizer.pad_id)
     model.load_state_dict(state["model"])
     model.to(device).eval()
     return LoadedModel(model, tokenizer, config, state["progress"]["step"])

@@ -12,23 +12,21 @@ import signal
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Optional
+from typing import Optional, Sequence
 
 import torch
-from omegaconf import DictConfig, OmegaConf
 from torch.utils.tensorboard import SummaryWriter
 from tqdm import tqdm
 
-from translate.config import check_data_fits
 from translate.data.batching import Batch, FixedShapes, collate, make_batches, padding_fraction
 from translate.data.pipeline import PreparedData
-from translate.decoding.translator import DecodeSettings, Translator
+from translate.decoding.translator import Translator
 from translate.scoring.splits import score_split
-from translate.model.attention import MultiHeadAttention
-from translate.model.builder import build_model
+from translate.model.transformer import Transformer
 from translate.training.checkpoint import CheckpointError, check_compatible, load_checkpoint, save_checkpoint
 from translate.training import distributed
 from translate.training.compilation import CompiledSteps
+from translate.training.config import TrainConfig
 from translate.training.device import Runtime
 from translate.training.interruption import Interrupted, StepAbandoned, StopRequests
 from translate.training.loss import sequence_loss
@@ -92,58 +90,35 @@ def set_rng_state(state: dict) -> None:
 
 
 class Trainer:
-    def __init__(self, cfg: DictConfig, data: PreparedData, runtime: Runtime, run_dir: Path,
-                 callbacks: Optional[list] = None) -> None:
-        self.cfg, self.data, self.runtime, self.run_dir = cfg, data, runtime, Path(run_dir)
-        self.train_cfg = cfg.train
+    """Runs the loop over finished objects; translate.training.setup.build_trainer makes them from a config."""
+
+    def __init__(self, model: Transformer, data: PreparedData, train: TrainConfig, runtime: Runtime, run_dir: Path, *,
+                 seed: int, translator: Translator, writer: Optional[SummaryWriter], config_record: dict,
+                 callbacks: Sequence = (), train_model: Optional[torch.nn.Module] = None,
+                 shapes: Optional[FixedShapes] = None, compiled: Optional[CompiledSteps] = None) -> None:
+        """model: on the runtime's device; train_model: what training steps run through (model, or its DDP wrapper);
+        config_record: the whole resolved config, saved in checkpoints and compared on resume; shapes / compiled:
+        fixed batch shapes and the compiled steps (train.compile). Callbacks get on_start / on_validate / on_end(step)."""
+        self.model, self.data, self.train_cfg, self.runtime, self.run_dir = model, data, train, runtime, Path(run_dir)
+        self.seed, self.translator, self.writer, self.config_record = seed, translator, writer, config_record
+        self.callbacks, self.shapes, self.compiled = list(callbacks), shapes, compiled
         self.tokenizer = data.tokenizer
-        self.callbacks = callbacks or []
-        torch.manual_seed(cfg.seed)
-        random.seed(cfg.seed)
-        distributed.init_process_group(runtime)
-        self.model = build_model(cfg, len(self.tokenizer), self.tokenizer.pad_id).to(runtime.device)
-        self.train_model = distributed.wrap_model(self.model, runtime)  # what training steps run through
-        check_data_fits(self.model.encoding, {**data.splits, **data.test_sets}, cfg.decode)
+        self.train_model = model if train_model is None else train_model
         self.train_src, self.train_tgt = data.splits["train"].src, data.splits["train"].tgt
         self.train_lens = data.splits["train"].lengths()
-        self.shapes = self.fixed_shapes()
-        self.compiled = None  # training steps run through self.compiled.run when train.compile is on
-        for module in self.model.modules():
-            if isinstance(module, MultiHeadAttention):
-                module.flex = bool(cfg.train.get("flex_attention", False))
-        if cfg.train.compile:
-            longest = max(max(lens) for lens in self.train_lens)
-            self.compiled = CompiledSteps(self.train_model, f"encoding={cfg.encoding.name}",
-                                          cfg.train.get("compile_backend", "inductor"), self.shapes.count(longest))
-            log.info("train.compile: batches take %d shapes (lengths a multiple of %d), so at most that many graphs "
-                     "per mode", self.shapes.count(longest), self.shapes.multiple)
-        self.optimizer = torch.optim.AdamW(self.model.parameters(), lr=cfg.train.lr, betas=tuple(cfg.train.betas),
-                                           weight_decay=cfg.train.weight_decay,
-                                           fused=runtime.fused_adamw or None)
-        self.scheduler = inverse_sqrt_schedule(self.optimizer, cfg.train.warmup_steps)
+        self.optimizer = torch.optim.AdamW(model.parameters(), lr=train.lr, betas=tuple(train.betas),
+                                           weight_decay=train.weight_decay, fused=runtime.fused_adamw or None)
+        self.scheduler = inverse_sqrt_schedule(self.optimizer, train.warmup_steps)
         self.progress = Progress()
         self.bad_steps_in_a_row = 0
         self.pending: list[StepRecord] = []   # steps not yet settled (see StepRecord)
         self.prefetched: Optional[tuple[list[int], Batch]] = None
         self.stop = StopRequests()
-        self.translator = Translator(self.model, self.tokenizer, DecodeSettings.from_config(cfg.decode),
-                                     runtime.device)
-        self.writer = SummaryWriter(str(self.run_dir / "tb")) if runtime.is_main else None
-
-    def fixed_shapes(self) -> Optional[FixedShapes]:
-        """Batch shapes for a compiled model (train.pad_shapes: auto = with train.compile), else None."""
-        t = self.train_cfg
-        pad = t.get("pad_shapes", "auto")
-        if not (t.compile if pad == "auto" else pad):
-            return None
-        return FixedShapes(t.get("shape_multiple", 8),
-                           distributed.rank_budget(t.max_tokens, self.runtime, "train.max_tokens"),
-                           distributed.rank_budget(t.max_sentences, self.runtime, "train.max_sentences"))
 
     # -- checkpoints -----------------------------------------------------------------------------------------------
     def state(self) -> dict:
         return {
-            "config": OmegaConf.to_container(self.cfg, resolve=True),
+            "config": self.config_record,
             "tokenizer": self.tokenizer.model_proto,
             "model": self.model.state_dict(),
             "optimizer": self.optimizer.state_dict(),
@@ -164,7 +139,7 @@ class Trainer:
     def resume(self, path: Path, state: Optional[dict] = None) -> None:
         """Continue from a checkpoint: weights, optimizer, scheduler, progress (data position) and RNG states."""
         state = load_checkpoint(path) if state is None else state
-        check_compatible(state["config"], OmegaConf.to_container(self.cfg, resolve=True), path)
+        check_compatible(state["config"], self.config_record, path)
         if state["tokenizer"] != self.tokenizer.model_proto:
             raise CheckpointError(f"checkpoint {path} was trained with another SentencePiece model (data settings "
                                   f"changed); start a new run folder")
@@ -181,7 +156,7 @@ class Trainer:
         bound a step over all ranks, so each rank's batches get 1/N of them (see translate.training.distributed)."""
         t, runtime = self.train_cfg, self.runtime
         batches = make_batches(*self.train_lens, distributed.rank_budget(t.max_tokens, runtime, "train.max_tokens"),
-                               seed=self.cfg.seed * 100_003 + epoch,
+                               seed=self.seed * 100_003 + epoch,
                                max_sentences=distributed.rank_budget(t.max_sentences, runtime, "train.max_sentences"),
                                length_multiple=self.shapes.multiple if self.shapes else 1)
         world, rank = self.runtime.world_size, self.runtime.rank
@@ -308,14 +283,14 @@ class Trainer:
             self.save("best.pt")
         for callback in self.callbacks:
             if hasattr(callback, "on_validate"):
-                callback.on_validate(self)
+                callback.on_validate(self.progress.step)
         self.progress.valid_seconds += time.perf_counter() - started
         return metrics
 
     # -- the loop --------------------------------------------------------------------------------------------------
     def out_of_budget(self) -> bool:
         t, p = self.train_cfg, self.progress
-        minutes = t.get("max_minutes")
+        minutes = t.max_minutes
         return p.step >= t.max_steps or p.epoch >= t.max_epochs or bool(minutes and p.train_seconds + p.valid_seconds >= 60 * minutes)
 
     def agreed_stop(self) -> tuple[bool, bool]:
@@ -359,7 +334,7 @@ class Trainer:
         t = self.train_cfg
         for callback in self.callbacks:
             if hasattr(callback, "on_start"):
-                callback.on_start(self)
+                callback.on_start(self.progress.step)
         pad = padding_fraction(self.epoch_batches(self.progress.epoch), self.train_lens[1])
         log.info("model: %d parameters; target padding %.1f%% of batch tokens",
                  sum(p.numel() for p in self.model.parameters()), 100 * pad)
@@ -429,7 +404,7 @@ class Trainer:
         self.save("last.pt", keep_previous=True)
         for callback in self.callbacks:
             if hasattr(callback, "on_end"):
-                callback.on_end(self)
+                callback.on_end(self.progress.step)
         if self.writer:
             self.writer.flush()
 
@@ -441,8 +416,14 @@ class Trainer:
         return stats, self.progress.target_tokens - tokens
 
     def minutes_left(self) -> float:
-        minutes = self.train_cfg.get("max_minutes")
+        minutes = self.train_cfg.max_minutes
         return max(0.0, minutes - (self.progress.train_seconds + self.progress.valid_seconds) / 60) if minutes else float("nan")
+
+    def summary(self) -> dict:
+        """What metrics.json says of the training: steps, minutes, speed, size."""
+        return {"steps": self.progress.step, "train_minutes": round(self.progress.train_seconds / 60, 2),
+                "target_tokens_per_s": round(self.tokens_per_second(), 1),
+                "parameters": sum(p.numel() for p in self.model.parameters())}
 
     def tokens_per_second(self) -> float:
         return self.progress.target_tokens / max(self.progress.train_seconds, 1e-9)

@@ -2,13 +2,13 @@
 of pairs that are not independent (they share an English or a French sentence)."""
 from __future__ import annotations
 
-import bisect
 from functools import cached_property
 from dataclasses import dataclass
 from typing import Any, Optional
 
 from omegaconf import OmegaConf
 
+from translate.analysis.buckets import PAIR_LENGTH, Bucket, members
 from translate.data.cleaning import Pair
 from translate.data.pipeline import read_corpus
 from translate.data.test_sets import TestSetSpec, parse_test_sets, test_set_pairs
@@ -16,7 +16,6 @@ from translate.analysis.sweep.significance import Groups
 
 # Train-only filters: they change the training pairs, never the test split.
 TRAIN_ONLY = ("data.train_min_words", "data.train_max_words", "data.train_limit", "data.train_max_pairs")
-WORD_LENGTHS = {"source_words": lambda p: len(p.fr.split()), "reference_words": lambda p: len(p.en.split())}
 
 
 @dataclass
@@ -48,24 +47,16 @@ class TestSet:
 
     def words(self, bucketed_by: str) -> Optional[list[int]]:
         """Each pair's length as a metrics.json `bucketed_by` measures it, or None when the text cannot say."""
-        length_of = WORD_LENGTHS.get(bucketed_by)
+        length_of = PAIR_LENGTH.get(bucketed_by)
         return None if length_of is None else [length_of(p) for p in self.pairs]
 
     def bucket_members(self, by_length: dict) -> Optional[list[list[int]]]:
         """Sentence indices of each bucket of a metrics.json `by_length`, or None for a length we cannot measure
         from the text alone (e.g. SentencePiece pieces)."""
-        length_of = WORD_LENGTHS.get(by_length.get("bucketed_by"))
-        if length_of is None:
+        lengths = self.words(by_length.get("bucketed_by"))
+        if lengths is None:
             return None
-        buckets = by_length["buckets"]
-        highs = [b["high"] for b in buckets[:-1]]
-        members: list[list[int]] = [[] for _ in buckets]
-        for i, pair in enumerate(self.pairs):
-            n = length_of(pair)
-            index = bisect.bisect_left(highs, n)
-            if buckets[index]["low"] <= n and (buckets[index]["high"] is None or n <= buckets[index]["high"]):
-                members[index].append(i)
-        return members
+        return members(lengths, [Bucket(b["low"], b["high"]) for b in by_length["buckets"]])
 
 
 def thawed(value: Any) -> Any:

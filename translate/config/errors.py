@@ -1,0 +1,41 @@
+"""The one error type of bad settings, and the one way it is worded: the key, the value and what is allowed."""
+from __future__ import annotations
+
+from typing import Any
+
+from omegaconf import DictConfig, ListConfig, OmegaConf
+from omegaconf.errors import ConfigKeyError, MissingMandatoryValue, OmegaConfBaseException, ValidationError
+
+
+class ConfigError(ValueError):
+    pass
+
+
+def shown(value: Any) -> Any:
+    """A value as the user typed it (config containers as plain lists and dicts)."""
+    return OmegaConf.to_container(value) if isinstance(value, (DictConfig, ListConfig)) else value
+
+
+def not_allowed(key: str, value: Any, allowed: str) -> ConfigError:
+    return ConfigError(f"{key}={shown(value)!r} is not allowed: expected {allowed}")
+
+
+TYPE_NAMES = {"Integer": "an integer", "Float": "a number", "Boolean": "true or false", "String": "a string"}
+
+
+def from_omegaconf(error: OmegaConfBaseException, section: str = "") -> ConfigError:
+    """OmegaConf's type, missing-value and unknown-key errors in our wording. section: the prefix OmegaConf did not
+    see (we check sections one at a time)."""
+    key = ".".join(part for part in (section, str(getattr(error, "full_key", "") or "")) if part) or section
+    message = str(getattr(error, "msg", None) or error).splitlines()[0]
+    if isinstance(error, MissingMandatoryValue):
+        return ConfigError(f"{key} is not set (???); give it a value")
+    if isinstance(error, ConfigKeyError) or " not in '" in message:
+        group = key.rsplit(".", 1)[0] if "." in key else "the config"
+        return ConfigError(f"{key} is not a setting of {group}: {message} (a typo? see conf/{group.split('.')[0]}/)")
+    if isinstance(error, ValidationError) and "could not be converted to" in message:
+        expected = message.rsplit("could not be converted to ", 1)[1].strip()
+        return not_allowed(key, getattr(error, "value", None), TYPE_NAMES.get(expected, expected))
+    if isinstance(error, ValidationError):
+        return ConfigError(f"{key}={shown(getattr(error, 'value', None))!r} is not allowed: {message}")
+    return ConfigError(f"{key} cannot be read: {message}")

@@ -1,0 +1,19 @@
+"""The `eval` config group (conf/eval/*.yaml): the test sets a run is scored on (see translate.data.test_sets)."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, List
+
+from translate.config.fields import Checked
+
+
+@dataclass
+class EvalConfig(Checked):
+    SECTION: ClassVar[str] = "eval"
+
+    test_sets: List[Any] = field(default_factory=list)   # each {name, split} | {name, src, ref} | {name, long_concat_from}
+
+    def check(self) -> None:
+        from translate.data.test_sets import parse_test_sets  # it raises ConfigError naming eval.test_sets[i]
+
+        parse_test_sets(self.test_sets)

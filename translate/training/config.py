@@ -1,0 +1,45 @@
+"""The `train` config group (conf/train/*.yaml): batches, budget, optimiser, checkpoints, device."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar, List, Optional
+
+from translate.config.fields import Checked, Rule, above, at_least, number_in, one_of, setting
+
+BOOL = Rule(lambda v: isinstance(v, bool), "true or false")
+
+
+@dataclass
+class TrainConfig(Checked):
+    SECTION: ClassVar[str] = "train"
+
+    max_tokens: int = setting(at_least(1))            # padded tokens per step and side, over all DDP ranks
+    max_sentences: int = setting(at_least(1))
+    max_steps: int = setting(at_least(1))
+    max_epochs: int = setting(at_least(1))
+    max_minutes: Optional[float] = setting(above(0, "a number of minutes > 0"), optional=True)
+    lr: float = setting(Rule(lambda v: 0 < v < 1, "a learning rate in (0, 1)"))
+    warmup_steps: int = setting(at_least(1))
+    betas: List[float] = setting(Rule(lambda v: len(v) == 2 and all(0 <= b < 1 for b in v), "two numbers in [0, 1)"))
+    weight_decay: float = setting(number_in(0, 1))
+    label_smoothing: float = setting(number_in(0, 1, high_open=True))
+    clip_norm: Optional[float] = setting(above(0, "a gradient norm > 0"), optional=True)
+    max_bad_steps: int = setting(at_least(1))
+    valid_every: int = setting(at_least(1))
+    valid_bleu_limit: Optional[int] = setting(at_least(1), optional=True)
+    log_every: int = setting(at_least(1))
+    save_every: int = setting(at_least(1))
+    resume: Optional[str] = setting(Rule(lambda v: v != "", "null, auto or a checkpoint path"), optional=True)
+    device: str = setting(one_of("auto", "cpu", "cuda", "mps"))
+    precision: str = setting(one_of("auto", "fp32", "bf16"))
+    compile: bool = setting(BOOL)
+    compile_backend: str = setting(one_of("inductor", "aot_eager", "eager"))
+    pad_shapes: Any = setting(Rule(lambda v: v == "auto" or isinstance(v, bool), "auto, true or false"))
+    flex_attention: bool = setting(BOOL)
+    shape_multiple: int = setting(at_least(1))
+    num_threads: Optional[int] = setting(at_least(1), optional=True)
+    samples: int = setting(at_least(0))
+
+    def fixed_shapes_wanted(self) -> bool:
+        """Pad batches to a few shapes: asked for, or (auto) because compiled graphs want them."""
+        return self.compile if self.pad_shapes == "auto" else bool(self.pad_shapes)
