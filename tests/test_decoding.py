@@ -4,6 +4,7 @@ from __future__ import annotations
 import pytest
 import torch
 
+from translate.decoding.length import longest_source_fitting, max_output_tokens, max_output_tokens_per_sentence
 from translate.decoding.search import beam_search, greedy_search
 from translate.decoding.translator import length_batches
 from translate.encodings.sinusoidal import Sinusoidal
@@ -93,3 +94,25 @@ def test_decoding_stops_at_the_last_position_a_learned_table_represents():
     for out in (greedy_search(m, src, BOS, EOS, PAD, max_length_ratio=3.0), beam_search(m, src, 2, BOS, EOS, PAD,
                                                                                        max_length_ratio=3.0)):
         assert len(out[0]) + 1 <= 6
+
+
+# -- the output-length rule (translate/decoding/length.py) ----------------------------------------------------------
+def test_the_batch_length_rule_is_the_sentence_rule_capped_by_the_table():
+    source_tokens = torch.tensor([1, 7, 90, 170, 400])
+    for ratio in (1.5, 1.3, 0.7):  # 90 * 1.3 and 170 * 0.7 round below the integer in float32
+        expected = [max_output_tokens(n, ratio, 4) for n in source_tokens.tolist()]
+        assert max_output_tokens_per_sentence(source_tokens, ratio, 4).tolist() == expected
+        capped = max_output_tokens_per_sentence(source_tokens, ratio, 4, max_positions=100).tolist()
+        assert capped == [min(n, 100) for n in expected]
+    assert max_output_tokens(90, 1.3, 4) == 117 + 4
+
+
+def test_the_longest_source_fitting_a_table_is_the_inverse_of_the_rule():
+    for max_positions, ratio, extra in ((40, 1.5, 10), (24, 1.5, 4), (512, 1.3, 10), (100, 0.7, 3)):
+        n = longest_source_fitting(max_positions, ratio, extra, cap=1000)
+        assert max_output_tokens(n + 1, ratio, extra) <= max_positions and n + 1 <= max_positions  # eos counted
+        assert max_output_tokens(n + 2, ratio, extra) > max_positions or n + 2 > max_positions
+    assert longest_source_fitting(40, 1.5, 10, cap=5) == 5
+    assert longest_source_fitting(None, 1.5, 10, cap=7) == 7
+    with pytest.raises(ValueError, match="represents only 10 positions"):
+        longest_source_fitting(10, 1.5, 10, cap=1000)

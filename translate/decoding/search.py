@@ -9,15 +9,13 @@ from typing import Optional
 import torch
 from torch import Tensor
 
+from translate.decoding.length import max_output_tokens_per_sentence
 from translate.model.transformer import Encoded, Transformer
 
 
 def length_limits(model: Transformer, src: Tensor, pad_id: int, ratio: float, extra: int) -> Tensor:
-    """(B,) most output tokens per sentence (eos included): ratio * source length + extra, and never more
-    positions than the encoding can represent (a learned table)."""
-    limits = (src.ne(pad_id).sum(1).float() * ratio).long() + extra
-    table_size = model.encoding.max_positions
-    return limits if table_size is None else limits.clamp(max=table_size)
+    """(B,) most output tokens per sentence (eos included), by the rule of decoding.length."""
+    return max_output_tokens_per_sentence(src.ne(pad_id).sum(1), ratio, extra, model.encoding.max_positions)
 
 
 def reorder_cache(cache: list, index: Tensor) -> None:
