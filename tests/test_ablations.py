@@ -20,6 +20,7 @@ from translate.config import ConfigError
 from translate.decoding.search import greedy_search
 from translate.encodings.base import NO_TERMS, AttentionTerms, PositionalEncoding
 from translate.model.builder import build_encoding
+from translate.model.cache import DecoderCache
 from translate.model.transformer import Transformer
 
 VOCAB, PAD, BOS, EOS = 40, 0, 2, 3
@@ -85,7 +86,7 @@ def cached_equals_uncached(model: Transformer, src, tgt_in) -> None:
     torch.manual_seed(5)
     encoded = model.encode(src)
     full = model.decode(tgt_in, encoded).hidden
-    cache = []
+    cache = DecoderCache()
     steps = [model.decode(tgt_in[:, t:t + 1], encoded, cache=cache, start=t).hidden for t in range(tgt_in.size(1))]
     torch.testing.assert_close(torch.cat(steps, dim=1), full, atol=1e-5, rtol=1e-5)
 

@@ -8,6 +8,7 @@ from translate.decoding.length import longest_source_fitting, max_output_tokens,
 from translate.decoding.search import beam_search, greedy_search
 from translate.decoding.translator import length_batches
 from translate.encodings.sinusoidal import Sinusoidal
+from translate.model.cache import DecoderCache
 from translate.model.transformer import Transformer
 
 PAD, BOS, EOS, VOCAB = 0, 2, 3, 40
@@ -43,7 +44,7 @@ def test_cached_step_logits_equal_the_full_forward(model, src):
     encoded = model.encode(src)
     prefix = torch.tensor([[BOS, 5, 6, 7]] * src.size(0))
     full = model.project(model.decode(prefix, encoded).hidden)
-    cache, steps = [], []
+    cache, steps = DecoderCache(), []
     for t in range(prefix.size(1)):
         steps.append(model.project(model.decode(prefix[:, t:t + 1], encoded, cache=cache, start=t).hidden))
     torch.testing.assert_close(torch.cat(steps, dim=1), full, atol=1e-5, rtol=1e-5)

@@ -11,6 +11,7 @@ import torch.nn.functional as F
 from conftest import make_config
 from translate.decoding.search import beam_search, greedy_search
 from translate.model.builder import build_encoding, build_model
+from translate.model.cache import DecoderCache
 
 VOCAB, PAD, BOS, EOS = 40, 0, 2, 3
 TINY = ("model=tiny", "model.d_model=32", "model.d_ff=64", "model.n_encoder_layers=1", "model.n_decoder_layers=1")
@@ -74,7 +75,7 @@ def test_cached_decoding_equals_uncached(name, overrides):
     src, tgt_in, _ = batch()
     encoded = model.encode(src)
     full = model.decode(tgt_in, encoded).hidden
-    cache, steps = [], []
+    cache, steps = DecoderCache(), []
     for t in range(tgt_in.size(1)):
         steps.append(model.decode(tgt_in[:, t:t + 1], encoded, cache=cache, start=t).hidden)
     torch.testing.assert_close(torch.cat(steps, dim=1), full, atol=1e-5, rtol=1e-5)

@@ -27,6 +27,7 @@ from translate.encodings.urpe import URPE
 from translate.encodings.xpos import XPos
 from translate.model.attention import attend
 from translate.model.builder import build_encoding, build_model
+from translate.model.cache import DecoderCache
 
 PAD, BOS, EOS, VOCAB = 0, 2, 3, 40
 ATTENTION_ENCODINGS = ["shaw", "nezha", "transformer_xl", "deberta", "tupe", "t5", "alibi", "kerple", "fire", "urpe",
@@ -111,7 +112,7 @@ def check_cached_decoding(model, cross: bool) -> None:
     encoded = model.encode(src)
     prefix = torch.randint(4, VOCAB, (src.size(0), 7))
     full = model.project(model.decode(prefix, encoded).hidden)
-    cache = []
+    cache = DecoderCache()
     steps = [model.project(model.decode(prefix[:, t:t + 1], encoded, cache=cache, start=t).hidden)
              for t in range(prefix.size(1))]
     torch.testing.assert_close(torch.cat(steps, dim=1), full, atol=1e-5, rtol=1e-5)

@@ -10,6 +10,7 @@ import torch
 from torch import Tensor
 
 from translate.decoding.length import max_output_tokens_per_sentence
+from translate.model.cache import DecoderCache
 from translate.model.transformer import Encoded, Transformer
 
 
@@ -18,16 +19,7 @@ def length_limits(model: Transformer, src: Tensor, pad_id: int, ratio: float, ex
     return max_output_tokens_per_sentence(src.ne(pad_id).sum(1), ratio, extra, model.encoding.max_positions)
 
 
-def reorder_cache(cache: list, index: Tensor) -> None:
-    """Keep rows `index` of every cached self-attention key/value (cross-attention caches are reordered too)."""
-    for layer in cache:
-        for part in layer.values():
-            for name in ("k", "v"):
-                if name in part:
-                    part[name] = part[name].index_select(0, index)
-
-
-def _step_log_probs(model: Transformer, ys: Tensor, encoded: Encoded, cache: Optional[list]) -> Tensor:
+def _step_log_probs(model: Transformer, ys: Tensor, encoded: Encoded, cache: Optional[DecoderCache]) -> Tensor:
     """Log-probabilities (N, V) of the next token after the prefixes ys (N, t)."""
     if cache is not None:
         hidden = model.decode(ys[:, -1:], encoded, cache=cache, start=ys.size(1) - 1).hidden
@@ -44,7 +36,7 @@ def greedy_search(model: Transformer, src: Tensor, bos_id: int, eos_id: int, pad
     limits = length_limits(model, src, pad_id, max_length_ratio, max_length_extra)
     ys = torch.full((src.size(0), 1), bos_id, dtype=torch.long, device=src.device)
     finished = torch.zeros(src.size(0), dtype=torch.bool, device=src.device)
-    cache = [] if use_cache else None
+    cache = DecoderCache() if use_cache else None
     for t in range(int(limits.max())):
         log_probs = _step_log_probs(model, ys, encoded, cache)
         next_tokens = log_probs.argmax(-1)
@@ -87,7 +79,7 @@ def beam_search(model: Transformer, src: Tensor, beam_size: int, bos_id: int, eo
     scores[:, 1:] = float("-inf")  # all beams start identical: expand only the first
     finished: list[list[tuple[float, list[int]]]] = [[] for _ in range(batch)]
     done = torch.zeros(batch, dtype=torch.bool, device=device)
-    cache = [] if use_cache else None
+    cache = DecoderCache() if use_cache else None
     for t in range(int(limits.max())):
         log_probs = _step_log_probs(model, ys, encoded, cache)  # (B*K, V)
         at_limit = (t + 1 >= limits)[:, None]
@@ -111,7 +103,7 @@ def beam_search(model: Transformer, src: Tensor, beam_size: int, bos_id: int, eo
         beam_index = (top_beams.gather(1, pick) + torch.arange(batch, device=device)[:, None] * k).view(-1)
         ys = torch.cat([ys.index_select(0, beam_index), top_tokens.gather(1, pick).view(-1, 1)], dim=1)
         if cache is not None:
-            reorder_cache(cache, beam_index)
+            cache.reorder(beam_index)
         done |= torch.tensor([len(f) >= k for f in finished], device=device)
         if bool(done.all()):
             break
