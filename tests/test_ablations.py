@@ -18,12 +18,15 @@ from translate.ablations.shuffle import Shuffle, permute_within
 from translate.ablations.side import Side
 from translate.config import ConfigError
 from translate.decoding.search import greedy_search
+from translate.decoding.settings import DecodeSettings, SpecialIds
 from translate.encodings.base import NO_TERMS, AttentionTerms, PositionalEncoding
 from translate.model.builder import build_encoding
 from translate.model.cache import DecoderCache
 from translate.model.transformer import Transformer
 
 VOCAB, PAD, BOS, EOS = 40, 0, 2, 3
+SPECIALS = SpecialIds(bos_id=BOS, eos_id=EOS, pad_id=PAD)
+GREEDY = DecodeSettings()
 D, H = 32, 4
 TINY = ("model=tiny", f"model.d_model={D}", "model.d_ff=64", "model.n_encoder_layers=1", "model.n_decoder_layers=1")
 ABLATIONS = sorted(p.stem for p in Path(CONF_DIR, "ablation").glob("*.yaml") if p.stem != "none")
@@ -284,7 +287,7 @@ def test_shuffle_trains_and_decodes_with_cache(encoding):
     outputs = []
     for use_cache in (True, False):
         torch.manual_seed(7)  # the same permutation for both searches
-        outputs.append(greedy_search(model, src, BOS, EOS, PAD, use_cache=use_cache))
+        outputs.append(greedy_search(model, src, specials=SPECIALS, settings=GREEDY, use_cache=use_cache))
     assert outputs[0] == outputs[1]
 
 

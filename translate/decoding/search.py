@@ -1,6 +1,7 @@
 """Batched greedy and beam search with cached decoder keys/values.
 
-`use_cache=False` re-runs the decoder over the whole prefix at every step; it exists to test and benchmark the cache.
+Each takes the model, the source batch (B, Ts), the special ids and one DecodeSettings. `use_cache=False` re-runs
+the decoder over the whole prefix at every step; it exists to test and benchmark the cache.
 """
 from __future__ import annotations
 
@@ -10,13 +11,15 @@ import torch
 from torch import Tensor
 
 from translate.decoding.length import max_output_tokens_per_sentence
+from translate.decoding.settings import DecodeSettings, SpecialIds
 from translate.model.cache import DecoderCache
 from translate.model.transformer import Encoded, Transformer
 
 
-def length_limits(model: Transformer, src: Tensor, pad_id: int, ratio: float, extra: int) -> Tensor:
+def length_limits(model: Transformer, src: Tensor, pad_id: int, settings: DecodeSettings) -> Tensor:
     """(B,) most output tokens per sentence (eos included), by the rule of decoding.length."""
-    return max_output_tokens_per_sentence(src.ne(pad_id).sum(1), ratio, extra, model.encoding.max_positions)
+    return max_output_tokens_per_sentence(src.ne(pad_id).sum(1), settings.max_length_ratio,
+                                          settings.max_length_extra, model.encoding.max_positions)
 
 
 def _step_log_probs(model: Transformer, ys: Tensor, encoded: Encoded, cache: Optional[DecoderCache]) -> Tensor:
@@ -28,12 +31,20 @@ def _step_log_probs(model: Transformer, ys: Tensor, encoded: Encoded, cache: Opt
     return model.project(hidden[:, -1]).float().log_softmax(-1)
 
 
+def search(model: Transformer, src: Tensor, *, specials: SpecialIds, settings: DecodeSettings,
+           use_cache: bool = True) -> list[list[int]]:
+    """greedy_search when settings.beam_size is 1 (what beam search would find, faster), else beam_search."""
+    pick = greedy_search if settings.beam_size == 1 else beam_search
+    return pick(model, src, specials=specials, settings=settings, use_cache=use_cache)
+
+
 @torch.no_grad()
-def greedy_search(model: Transformer, src: Tensor, bos_id: int, eos_id: int, pad_id: int, max_length_ratio: float = 1.5,
-                  max_length_extra: int = 10, use_cache: bool = True) -> list[list[int]]:
-    """src (B, Ts) -> one token list per sentence, without bos/eos."""
+def greedy_search(model: Transformer, src: Tensor, *, specials: SpecialIds, settings: DecodeSettings,
+                  use_cache: bool = True) -> list[list[int]]:
+    """src (B, Ts) -> one token list per sentence, without bos/eos. settings.beam_size is not read."""
+    bos_id, eos_id, pad_id = specials.bos_id, specials.eos_id, specials.pad_id
     encoded = model.encode(src)
-    limits = length_limits(model, src, pad_id, max_length_ratio, max_length_extra)
+    limits = length_limits(model, src, pad_id, settings)
     ys = torch.full((src.size(0), 1), bos_id, dtype=torch.long, device=src.device)
     finished = torch.zeros(src.size(0), dtype=torch.bool, device=src.device)
     cache = DecoderCache() if use_cache else None
@@ -64,15 +75,16 @@ def length_penalty(length: int, alpha: float) -> float:
 
 
 @torch.no_grad()
-def beam_search(model: Transformer, src: Tensor, beam_size: int, bos_id: int, eos_id: int, pad_id: int,
-                alpha: float = 1.0, max_length_ratio: float = 1.5, max_length_extra: int = 10,
+def beam_search(model: Transformer, src: Tensor, *, specials: SpecialIds, settings: DecodeSettings,
                 use_cache: bool = True) -> list[list[int]]:
-    """Batched beam search; a sentence is done once it holds `beam_size` finished hypotheses.
+    """Batched beam search; a sentence is done once it holds `settings.beam_size` finished hypotheses.
 
     With beam_size 1 it returns exactly what greedy_search returns.
     """
-    batch, k, device = src.size(0), beam_size, src.device
-    limits = length_limits(model, src, pad_id, max_length_ratio, max_length_extra).repeat_interleave(k)  # (B*K,)
+    bos_id, eos_id, pad_id = specials.bos_id, specials.eos_id, specials.pad_id
+    alpha = settings.length_penalty
+    batch, k, device = src.size(0), settings.beam_size, src.device
+    limits = length_limits(model, src, pad_id, settings).repeat_interleave(k)  # (B*K,)
     encoded = model.encode(src).select(torch.arange(batch, device=device).repeat_interleave(k))
     ys = torch.full((batch * k, 1), bos_id, dtype=torch.long, device=device)
     scores = torch.zeros(batch, k, device=device)
