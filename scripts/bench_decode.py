@@ -15,6 +15,7 @@ import os
 import sys
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import torch
@@ -23,7 +24,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from translate.data.pipeline import prepare_data  # noqa: E402
-from translate.decoding.search import beam_search, greedy_search  # noqa: E402
+from translate.decoding.search import search  # noqa: E402
+from translate.decoding.settings import DecodeSettings, SpecialIds  # noqa: E402
 from translate.decoding.translator import length_batches  # noqa: E402
 from translate.training.setup import build_trainer
 
@@ -72,25 +74,17 @@ def source_tensor(rows: list[list[int]], tokenizer) -> torch.Tensor:
     return pad_rows(rows, tokenizer.pad_id, last=tokenizer.eos_id)
 
 
-def search(model, src, beam: int, tokenizer, decode, use_cache: bool) -> list[list[int]]:
-    tok = tokenizer
-    if beam == 1:
-        return greedy_search(model, src, tok.bos_id, tok.eos_id, tok.pad_id, decode.max_length_ratio,
-                             decode.max_length_extra, use_cache=use_cache)
-    return beam_search(model, src, beam, tok.bos_id, tok.eos_id, tok.pad_id, decode.length_penalty,
-                       decode.max_length_ratio, decode.max_length_extra, use_cache=use_cache)
-
-
 def bench(model, tokenizer, sources: list[list[int]], beam: int) -> dict:
-    decode = compose(f"decode={'greedy' if beam == 1 else 'beam'}").decode
+    settings = DecodeSettings.from_config(compose(f"decode={'greedy' if beam == 1 else 'beam'}").decode)
+    settings, specials = replace(settings, beam_size=beam), SpecialIds.of(tokenizer)
     seconds = {True: 0.0, False: 0.0}
     identical, out_tokens = True, 0
-    for batch in length_batches([len(s) + 1 for s in sources], decode.batch_tokens):
+    for batch in length_batches([len(s) + 1 for s in sources], settings.batch_tokens):
         src = source_tensor([sources[i] for i in batch], tokenizer)
         outputs = {}
         for use_cache in (True, False):
             started = time.perf_counter()
-            outputs[use_cache] = search(model, src, beam, tokenizer, decode, use_cache)
+            outputs[use_cache] = search(model, src, specials=specials, settings=settings, use_cache=use_cache)
             seconds[use_cache] += time.perf_counter() - started
         identical &= outputs[True] == outputs[False]
         out_tokens += sum(len(h) for h in outputs[True])

@@ -95,11 +95,12 @@ def timed_step(trainer, indices: list[int]) -> tuple[float, int, float]:
 
 def timed_decode(trainer, src: torch.Tensor) -> tuple[float, int]:
     from translate.decoding.search import greedy_search
+    from translate.decoding.settings import DecodeSettings, SpecialIds
 
     tok = trainer.tokenizer
     trainer.model.eval()
     started = time.perf_counter()
-    out = greedy_search(trainer.model, src, tok.bos_id, tok.eos_id, tok.pad_id, use_cache=True)
+    out = greedy_search(trainer.model, src, specials=SpecialIds.of(tok), settings=DecodeSettings(), use_cache=True)
     return time.perf_counter() - started, sum(map(len, out))
 
 

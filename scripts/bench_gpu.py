@@ -104,7 +104,10 @@ def bench_training(data, args, device, precision, encoding: str, max_tokens: int
 
 def bench_decoding(model, data, args, device, precision) -> list[dict]:
     from translate.data.batching import pad_rows
-    from translate.decoding.search import beam_search, greedy_search
+    from dataclasses import replace
+
+    from translate.decoding.search import search
+    from translate.decoding.settings import DecodeSettings, SpecialIds
     from translate.decoding.translator import length_batches
 
     tok = data.tokenizer
@@ -114,17 +117,13 @@ def bench_decoding(model, data, args, device, precision) -> list[dict]:
         device.type, enabled=False)
     rows = []
     for name, beam in (("greedy", 1), ("beam4", 4)):
-        decode = compose(f"decode={'greedy' if beam == 1 else 'beam'}").decode
+        settings = DecodeSettings.from_config(compose(f"decode={'greedy' if beam == 1 else 'beam'}").decode)
+        settings = replace(settings, beam_size=beam)
         out_tokens, started = 0, time.perf_counter()
         with torch.no_grad(), autocast:
-            for batch in length_batches([len(s) + 1 for s in sources], decode.batch_tokens):
+            for batch in length_batches([len(s) + 1 for s in sources], settings.batch_tokens):
                 src = pad_rows([sources[i] for i in batch], tok.pad_id, last=tok.eos_id).to(device)
-                if beam == 1:
-                    out = greedy_search(model, src, tok.bos_id, tok.eos_id, tok.pad_id, decode.max_length_ratio,
-                                        decode.max_length_extra)
-                else:
-                    out = beam_search(model, src, beam, tok.bos_id, tok.eos_id, tok.pad_id, decode.length_penalty,
-                                      decode.max_length_ratio, decode.max_length_extra)
+                out = search(model, src, specials=SpecialIds.of(tok), settings=settings)
                 out_tokens += sum(len(h) for h in out)
         sync(device)
         seconds = time.perf_counter() - started

@@ -18,12 +18,16 @@ from translate.ablations.shuffle import Shuffle, permute_within
 from translate.ablations.side import Side
 from translate.config import ConfigError
 from translate.decoding.search import greedy_search
+from translate.decoding.settings import DecodeSettings, SpecialIds
 from translate.encodings.base import NO_TERMS, AttentionTerms, PositionalEncoding
 from translate.model.builder import build_encoding
+from translate.model.cache import DecoderCache
 from translate.model.transformer import Transformer
 from translate.model.config import ModelConfig
 
 VOCAB, PAD, BOS, EOS = 40, 0, 2, 3
+SPECIALS = SpecialIds(bos_id=BOS, eos_id=EOS, pad_id=PAD)
+GREEDY = DecodeSettings()
 D, H = 32, 4
 TINY = ("model=tiny", f"model.d_model={D}", "model.d_ff=64", "model.n_encoder_layers=1", "model.n_decoder_layers=1")
 ABLATIONS = sorted(p.stem for p in Path(CONF_DIR, "ablation").glob("*.yaml") if p.stem != "none")
@@ -86,7 +90,7 @@ def cached_equals_uncached(model: Transformer, src, tgt_in) -> None:
     torch.manual_seed(5)
     encoded = model.encode(src)
     full = model.decode(tgt_in, encoded).hidden
-    cache = []
+    cache = DecoderCache()
     steps = [model.decode(tgt_in[:, t:t + 1], encoded, cache=cache, start=t).hidden for t in range(tgt_in.size(1))]
     torch.testing.assert_close(torch.cat(steps, dim=1), full, atol=1e-5, rtol=1e-5)
 
@@ -284,7 +288,7 @@ def test_shuffle_trains_and_decodes_with_cache(encoding):
     outputs = []
     for use_cache in (True, False):
         torch.manual_seed(7)  # the same permutation for both searches
-        outputs.append(greedy_search(model, src, BOS, EOS, PAD, use_cache=use_cache))
+        outputs.append(greedy_search(model, src, specials=SPECIALS, settings=GREEDY, use_cache=use_cache))
     assert outputs[0] == outputs[1]
 
 

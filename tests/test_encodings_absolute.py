@@ -10,10 +10,14 @@ import torch.nn.functional as F
 
 from conftest import make_config
 from translate.decoding.search import beam_search, greedy_search
+from translate.decoding.settings import DecodeSettings, SpecialIds
 from translate.model.builder import build_encoding
+from translate.model.cache import DecoderCache
 from translate.training.setup import model_from_config
 
 VOCAB, PAD, BOS, EOS = 40, 0, 2, 3
+SPECIALS = SpecialIds(bos_id=BOS, eos_id=EOS, pad_id=PAD)
+GREEDY = DecodeSettings()
 TINY = ("model=tiny", "model.d_model=32", "model.d_ff=64", "model.n_encoder_layers=1", "model.n_decoder_layers=1")
 D = 32
 TABLES = ["sinusoidal", "sinusoidal_concat", "sin_only", "tanh", "binary", "index", "normalized", "learned",
@@ -75,12 +79,12 @@ def test_cached_decoding_equals_uncached(name, overrides):
     src, tgt_in, _ = batch()
     encoded = model.encode(src)
     full = model.decode(tgt_in, encoded).hidden
-    cache, steps = [], []
+    cache, steps = DecoderCache(), []
     for t in range(tgt_in.size(1)):
         steps.append(model.decode(tgt_in[:, t:t + 1], encoded, cache=cache, start=t).hidden)
     torch.testing.assert_close(torch.cat(steps, dim=1), full, atol=1e-5, rtol=1e-5)
-    assert greedy_search(model, src, BOS, EOS, PAD, use_cache=True) == \
-        greedy_search(model, src, BOS, EOS, PAD, use_cache=False)
+    assert greedy_search(model, src, specials=SPECIALS, settings=GREEDY, use_cache=True) == \
+        greedy_search(model, src, specials=SPECIALS, settings=GREEDY, use_cache=False)
 
 
 def test_beam_search_reorders_per_sentence_positions():
@@ -91,9 +95,11 @@ def test_beam_search_reorders_per_sentence_positions():
     picked = encoded.select(torch.tensor([2, 2, 0]))
     assert torch.equal(picked.positions, encoded.positions[[2, 2, 0]])
     assert picked.lengths.tolist() == [3, 3, 9]
-    assert beam_search(model, src, 1, BOS, EOS, PAD) == greedy_search(model, src, BOS, EOS, PAD)
-    assert beam_search(model, src, 3, BOS, EOS, PAD, use_cache=True) == \
-        beam_search(model, src, 3, BOS, EOS, PAD, use_cache=False)
+    beam1, beam3 = DecodeSettings(beam_size=1), DecodeSettings(beam_size=3)
+    assert beam_search(model, src, specials=SPECIALS, settings=beam1) == \
+        greedy_search(model, src, specials=SPECIALS, settings=GREEDY)
+    assert beam_search(model, src, specials=SPECIALS, settings=beam3, use_cache=True) == \
+        beam_search(model, src, specials=SPECIALS, settings=beam3, use_cache=False)
 
 
 # -- merge modes ---------------------------------------------------------------------------------------------------
@@ -125,8 +131,8 @@ def test_merge_modes_train_and_decode(name, merge):
     loss.backward()
     assert torch.isfinite(loss)
     model.eval()
-    assert greedy_search(model, src, BOS, EOS, PAD, use_cache=True) == \
-        greedy_search(model, src, BOS, EOS, PAD, use_cache=False)
+    assert greedy_search(model, src, specials=SPECIALS, settings=GREEDY, use_cache=True) == \
+        greedy_search(model, src, specials=SPECIALS, settings=GREEDY, use_cache=False)
 
 
 def test_bad_merge_is_refused_naming_the_key():

@@ -11,6 +11,7 @@ from torch.utils._python_dispatch import TorchDispatchMode
 
 from conftest import make_config
 from translate.decoding.search import greedy_search
+from translate.decoding.settings import DecodeSettings, SpecialIds
 from translate.encodings.base import NO_TERMS
 from translate.encodings.alibi import ALiBi, alibi_slopes
 from translate.encodings.deberta import DeBERTa, log_bucket
@@ -27,9 +28,12 @@ from translate.encodings.urpe import URPE
 from translate.encodings.xpos import XPos
 from translate.model.attention import attend
 from translate.model.builder import build_encoding
+from translate.model.cache import DecoderCache
 from translate.training.setup import model_from_config
 
 PAD, BOS, EOS, VOCAB = 0, 2, 3, 40
+SPECIALS = SpecialIds(bos_id=BOS, eos_id=EOS, pad_id=PAD)
+GREEDY = DecodeSettings()
 ATTENTION_ENCODINGS = ["shaw", "nezha", "transformer_xl", "deberta", "tupe", "t5", "alibi", "kerple", "fire", "urpe",
                        "rope", "xpos"]
 # Logits depend on the offset i - j only (TUPE adds an absolute correlation; FIRE only below its threshold L).
@@ -112,13 +116,13 @@ def check_cached_decoding(model, cross: bool) -> None:
     encoded = model.encode(src)
     prefix = torch.randint(4, VOCAB, (src.size(0), 7))
     full = model.project(model.decode(prefix, encoded).hidden)
-    cache = []
+    cache = DecoderCache()
     steps = [model.project(model.decode(prefix[:, t:t + 1], encoded, cache=cache, start=t).hidden)
              for t in range(prefix.size(1))]
     torch.testing.assert_close(torch.cat(steps, dim=1), full, atol=1e-5, rtol=1e-5)
     if cross:  # the whole search once per encoding (the cross=True model uses every path)
-        assert greedy_search(model, src, BOS, EOS, PAD, use_cache=True) == \
-            greedy_search(model, src, BOS, EOS, PAD, use_cache=False)
+        assert greedy_search(model, src, specials=SPECIALS, settings=GREEDY, use_cache=True) == \
+            greedy_search(model, src, specials=SPECIALS, settings=GREEDY, use_cache=False)
 
 
 @pytest.mark.parametrize("name", ATTENTION_ENCODINGS)

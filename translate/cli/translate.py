@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 from translate.training.checkpoint import LoadedModel, load_model
 from translate.data.cleaning import normalise
+from translate.decoding.length import longest_source_fitting
 from translate.decoding.translator import DecodeSettings, Translator
 from translate.training.checkpoint import CheckpointError
 from translate.training.device import pick_device
@@ -68,20 +69,6 @@ def read_inputs(args: argparse.Namespace, warnings: list[str]) -> list[str]:
     return [decode_line(line.rstrip(b"\r"), n, warnings) for n, line in enumerate(lines, 1)]
 
 
-def longest_source(max_positions: int | None, settings: DecodeSettings, cap: int) -> int:
-    """Most source tokens (eos excluded) whose sentence and longest possible translation fit the encoding."""
-    if max_positions is None:
-        return cap
-    n = min(cap, max_positions - 1)
-    while n >= 0 and int((n + 1) * settings.max_length_ratio) + settings.max_length_extra > max_positions:
-        n -= 1
-    if n < 1:
-        raise ValueError(f"the checkpoint's encoding represents only {max_positions} positions: too few for any "
-                         f"input with up to {settings.max_length_ratio} * length + {settings.max_length_extra} "
-                         f"output tokens")
-    return n
-
-
 def translate_lines(loaded: LoadedModel, settings: DecodeSettings, lines: list[str], device="cpu",
                     max_tokens: int = DEFAULT_MAX_TOKENS) -> Translation:
     """Input lines -> output lines; blank lines stay blank, over-long ones are truncated with a warning."""
@@ -90,7 +77,8 @@ def translate_lines(loaded: LoadedModel, settings: DecodeSettings, lines: list[s
     keep = [i for i, s in enumerate(sentences) if s]
     if not keep:
         return result
-    limit = longest_source(loaded.model.encoding.max_positions, settings, max_tokens)
+    limit = longest_source_fitting(loaded.model.encoding.max_positions, settings.max_length_ratio,
+                                   settings.max_length_extra, max_tokens)
     ids = loaded.tokenizer.encode([sentences[i] for i in keep])
     for n, row in enumerate(ids):
         if len(row) > limit:

@@ -11,7 +11,7 @@ def schemas() -> dict[str, type]:
     from translate.analysis.run.settings import ReportSettings
     from translate.data.config import DataConfig
     from translate.data.eval_config import EvalConfig
-    from translate.decoding.translator import DecodeSettings
+    from translate.decoding.settings import DecodeSettings
     from translate.model.config import ModelConfig
     from translate.training.config import TrainConfig
 

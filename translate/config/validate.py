@@ -17,7 +17,8 @@ from translate.config.errors import ConfigError, from_omegaconf, not_allowed
 from translate.config.fields import finite
 from translate.data.config import DataConfig
 from translate.data.eval_config import EvalConfig
-from translate.decoding.translator import DecodeSettings
+from translate.decoding.length import max_output_tokens
+from translate.decoding.settings import DecodeSettings
 from translate.model.config import ModelConfig
 from translate.training.config import TrainConfig
 
@@ -148,7 +149,12 @@ def typed(cfg: DictConfig, section: str, cls: type) -> Any:
     node = section_node(cfg, section)
     schema = OmegaConf.structured(cls)
     try:
-        return OmegaConf.to_object(OmegaConf.merge(schema, node))
+        merged = OmegaConf.merge(schema, node)
+        # a ??? in the YAML or on the command line: merging keeps the dataclass default instead, so look at both
+        missing = sorted(OmegaConf.missing_keys(node) | OmegaConf.missing_keys(merged))
+        if missing:
+            raise ConfigError(f"{section}.{missing[0]} is not set (???); give it a value")
+        return OmegaConf.to_object(merged)
     except OmegaConfBaseException as error:
         if not getattr(error, "full_key", None):  # a merge error names no key: find the key that fails alone
             error = first_failing_key(schema, node) or error
@@ -199,12 +205,7 @@ def check_fits(encoding, longest: int, split: str, max_positions: Optional[int] 
                           f"({longest} tokens); allowed: >= {longest}, or lower data.corpus.max_words")
 
 
-def longest_output(source_tokens: int, decode: DictConfig) -> int:
-    """Most target positions decoding may use for a source of `source_tokens` (eos included); see decoding.search."""
-    return int(source_tokens * decode.max_length_ratio) + decode.max_length_extra
-
-
-def check_data_fits(encoding, splits: dict, decode: DictConfig) -> None:
+def check_data_fits(encoding, splits: dict, decode: DecodeSettings) -> None:
     """Every sentence, and every translation decoding may produce, must fit the encoding's table (if it has one)."""
     limit = encoding.max_positions
     if limit is None:
@@ -214,7 +215,7 @@ def check_data_fits(encoding, splits: dict, decode: DictConfig) -> None:
         if not src_lens:
             continue
         check_fits(encoding, max(max(src_lens), max(tgt_lens) + 1), name)
-        longest = longest_output(max(src_lens), decode)
+        longest = max_output_tokens(max(src_lens), decode.max_length_ratio, decode.max_length_extra)
         if longest > limit:
             raise ConfigError(
                 f"encoding.max_positions={limit} is shorter than the longest translation decoding may produce for "

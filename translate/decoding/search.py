@@ -1,6 +1,7 @@
 """Batched greedy and beam search with cached decoder keys/values.
 
-`use_cache=False` re-runs the decoder over the whole prefix at every step; it exists to test and benchmark the cache.
+Each takes the model, the source batch (B, Ts), the special ids and one DecodeSettings. `use_cache=False` re-runs
+the decoder over the whole prefix at every step; it exists to test and benchmark the cache.
 """
 from __future__ import annotations
 
@@ -9,27 +10,19 @@ from typing import Optional
 import torch
 from torch import Tensor
 
+from translate.decoding.length import max_output_tokens_per_sentence
+from translate.decoding.settings import DecodeSettings, SpecialIds
+from translate.model.cache import DecoderCache
 from translate.model.transformer import Encoded, Transformer
 
 
-def length_limits(model: Transformer, src: Tensor, pad_id: int, ratio: float, extra: int) -> Tensor:
-    """(B,) most output tokens per sentence (eos included): ratio * source length + extra, and never more
-    positions than the encoding can represent (a learned table)."""
-    limits = (src.ne(pad_id).sum(1).float() * ratio).long() + extra
-    table_size = model.encoding.max_positions
-    return limits if table_size is None else limits.clamp(max=table_size)
+def length_limits(model: Transformer, src: Tensor, pad_id: int, settings: DecodeSettings) -> Tensor:
+    """(B,) most output tokens per sentence (eos included), by the rule of decoding.length."""
+    return max_output_tokens_per_sentence(src.ne(pad_id).sum(1), settings.max_length_ratio,
+                                          settings.max_length_extra, model.encoding.max_positions)
 
 
-def reorder_cache(cache: list, index: Tensor) -> None:
-    """Keep rows `index` of every cached self-attention key/value (cross-attention caches are reordered too)."""
-    for layer in cache:
-        for part in layer.values():
-            for name in ("k", "v"):
-                if name in part:
-                    part[name] = part[name].index_select(0, index)
-
-
-def _step_log_probs(model: Transformer, ys: Tensor, encoded: Encoded, cache: Optional[list]) -> Tensor:
+def _step_log_probs(model: Transformer, ys: Tensor, encoded: Encoded, cache: Optional[DecoderCache]) -> Tensor:
     """Log-probabilities (N, V) of the next token after the prefixes ys (N, t)."""
     if cache is not None:
         hidden = model.decode(ys[:, -1:], encoded, cache=cache, start=ys.size(1) - 1).hidden
@@ -38,15 +31,23 @@ def _step_log_probs(model: Transformer, ys: Tensor, encoded: Encoded, cache: Opt
     return model.project(hidden[:, -1]).float().log_softmax(-1)
 
 
+def search(model: Transformer, src: Tensor, *, specials: SpecialIds, settings: DecodeSettings,
+           use_cache: bool = True) -> list[list[int]]:
+    """greedy_search when settings.beam_size is 1 (what beam search would find, faster), else beam_search."""
+    pick = greedy_search if settings.beam_size == 1 else beam_search
+    return pick(model, src, specials=specials, settings=settings, use_cache=use_cache)
+
+
 @torch.no_grad()
-def greedy_search(model: Transformer, src: Tensor, bos_id: int, eos_id: int, pad_id: int, max_length_ratio: float = 1.5,
-                  max_length_extra: int = 10, use_cache: bool = True) -> list[list[int]]:
-    """src (B, Ts) -> one token list per sentence, without bos/eos."""
+def greedy_search(model: Transformer, src: Tensor, *, specials: SpecialIds, settings: DecodeSettings,
+                  use_cache: bool = True) -> list[list[int]]:
+    """src (B, Ts) -> one token list per sentence, without bos/eos. settings.beam_size is not read."""
+    bos_id, eos_id, pad_id = specials.bos_id, specials.eos_id, specials.pad_id
     encoded = model.encode(src)
-    limits = length_limits(model, src, pad_id, max_length_ratio, max_length_extra)
+    limits = length_limits(model, src, pad_id, settings)
     ys = torch.full((src.size(0), 1), bos_id, dtype=torch.long, device=src.device)
     finished = torch.zeros(src.size(0), dtype=torch.bool, device=src.device)
-    cache = [] if use_cache else None
+    cache = DecoderCache() if use_cache else None
     for t in range(int(limits.max())):
         log_probs = _step_log_probs(model, ys, encoded, cache)
         next_tokens = log_probs.argmax(-1)
@@ -74,22 +75,23 @@ def length_penalty(length: int, alpha: float) -> float:
 
 
 @torch.no_grad()
-def beam_search(model: Transformer, src: Tensor, beam_size: int, bos_id: int, eos_id: int, pad_id: int,
-                alpha: float = 1.0, max_length_ratio: float = 1.5, max_length_extra: int = 10,
+def beam_search(model: Transformer, src: Tensor, *, specials: SpecialIds, settings: DecodeSettings,
                 use_cache: bool = True) -> list[list[int]]:
-    """Batched beam search; a sentence is done once it holds `beam_size` finished hypotheses.
+    """Batched beam search; a sentence is done once it holds `settings.beam_size` finished hypotheses.
 
     With beam_size 1 it returns exactly what greedy_search returns.
     """
-    batch, k, device = src.size(0), beam_size, src.device
-    limits = length_limits(model, src, pad_id, max_length_ratio, max_length_extra).repeat_interleave(k)  # (B*K,)
+    bos_id, eos_id, pad_id = specials.bos_id, specials.eos_id, specials.pad_id
+    alpha = settings.length_penalty
+    batch, k, device = src.size(0), settings.beam_size, src.device
+    limits = length_limits(model, src, pad_id, settings).repeat_interleave(k)  # (B*K,)
     encoded = model.encode(src).select(torch.arange(batch, device=device).repeat_interleave(k))
     ys = torch.full((batch * k, 1), bos_id, dtype=torch.long, device=device)
     scores = torch.zeros(batch, k, device=device)
     scores[:, 1:] = float("-inf")  # all beams start identical: expand only the first
     finished: list[list[tuple[float, list[int]]]] = [[] for _ in range(batch)]
     done = torch.zeros(batch, dtype=torch.bool, device=device)
-    cache = [] if use_cache else None
+    cache = DecoderCache() if use_cache else None
     for t in range(int(limits.max())):
         log_probs = _step_log_probs(model, ys, encoded, cache)  # (B*K, V)
         at_limit = (t + 1 >= limits)[:, None]
@@ -113,7 +115,7 @@ def beam_search(model: Transformer, src: Tensor, beam_size: int, bos_id: int, eo
         beam_index = (top_beams.gather(1, pick) + torch.arange(batch, device=device)[:, None] * k).view(-1)
         ys = torch.cat([ys.index_select(0, beam_index), top_tokens.gather(1, pick).view(-1, 1)], dim=1)
         if cache is not None:
-            reorder_cache(cache, beam_index)
+            cache.reorder(beam_index)
         done |= torch.tensor([len(f) >= k for f in finished], device=device)
         if bool(done.all()):
             break

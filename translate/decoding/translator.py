@@ -1,26 +1,12 @@
 """Text in, text out: tokenize, batch by length, search, detokenize, restore the input order."""
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import torch
 
 from translate.data.tokenizer import Tokenizer
-from translate.decoding.search import beam_search, greedy_search
+from translate.decoding.search import search
+from translate.decoding.settings import DecodeSettings, SpecialIds  # DecodeSettings: also imported from here
 from translate.model.transformer import Transformer
-
-
-@dataclass
-class DecodeSettings:
-    beam_size: int = 1
-    length_penalty: float = 1.0
-    max_length_ratio: float = 1.5
-    max_length_extra: int = 10
-    batch_tokens: int = 4000
-
-    @classmethod
-    def from_config(cls, cfg) -> "DecodeSettings":
-        return cls(**{k: cfg[k] for k in cls.__dataclass_fields__})
 
 
 def length_batches(lengths: list[int], batch_tokens: int) -> list[list[int]]:
@@ -50,12 +36,7 @@ class Translator:
         return src.to(self.device)
 
     def search(self, src: torch.Tensor) -> list[list[int]]:
-        s, tok = self.settings, self.tokenizer
-        if s.beam_size == 1:
-            return greedy_search(self.model, src, tok.bos_id, tok.eos_id, tok.pad_id, s.max_length_ratio,
-                                 s.max_length_extra)
-        return beam_search(self.model, src, s.beam_size, tok.bos_id, tok.eos_id, tok.pad_id, s.length_penalty,
-                           s.max_length_ratio, s.max_length_extra)
+        return search(self.model, src, specials=SpecialIds.of(self.tokenizer), settings=self.settings)
 
     def translate_ids(self, src_ids: list[list[int]]) -> list[list[int]]:
         """Source id lists (no specials) -> output id lists, in the input order."""

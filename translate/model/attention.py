@@ -15,6 +15,7 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 
 from translate.encodings.base import NO_TERMS, AttentionTerms
+from translate.model.cache import KeyValues
 
 
 def flex_attend(q: Tensor, k: Tensor, v: Tensor, logit_bias: Tensor) -> Tensor:
@@ -63,8 +64,8 @@ def attend(q: Tensor, k: Tensor, v: Tensor, logit_bias: Optional[Tensor], terms:
 class MultiHeadAttention(nn.Module):
     """Self-attention (source is None) or cross-attention (source is the encoder memory).
 
-    cache: a dict owned by the caller for incremental decoding. Self-attention appends this step's keys and values;
-    cross-attention computes the memory's keys and values once.
+    cache: this attention's KeyValues for incremental decoding, owned by the caller. Self-attention appends this
+    step's keys and values; cross-attention computes the memory's keys and values once.
     """
 
     def __init__(self, d_model: int, n_heads: int, dropout: float, cross: bool) -> None:
@@ -84,24 +85,24 @@ class MultiHeadAttention(nn.Module):
         b, t, _ = x.shape  # (B, T, d) -> (B, H, T, Dh)
         return x.view(b, t, self.n_heads, -1).transpose(1, 2)
 
+    def _memory_keys_values(self, source: Tensor) -> tuple[Tensor, Tensor]:
+        """source (B, Ts, d) -> k, v (B, H, Ts, Dh)."""
+        k, v = (self._heads(t) for t in self.kv_proj(source).chunk(2, dim=-1))
+        return k, v
+
     def forward(self, x: Tensor, source: Optional[Tensor] = None, logit_bias: Optional[Tensor] = None,
-                terms: AttentionTerms = NO_TERMS, cache: Optional[dict] = None,
+                terms: AttentionTerms = NO_TERMS, cache: Optional[KeyValues] = None,
                 need_weights: bool = False) -> tuple[Tensor, Optional[Tensor]]:
         if self.cross:
             q = self._heads(self.q_proj(x))
-            if cache is not None and "k" in cache:
-                k, v = cache["k"], cache["v"]
+            if cache is None:
+                k, v = self._memory_keys_values(source)
             else:
-                k, v = (self._heads(t) for t in self.kv_proj(source).chunk(2, dim=-1))
-                if cache is not None:
-                    cache["k"], cache["v"] = k, v
+                k, v = cache.computed_once(lambda: self._memory_keys_values(source))
         else:
             q, k, v = (self._heads(t) for t in self.qkv_proj(x).chunk(3, dim=-1))
             if cache is not None:
-                if "k" in cache:
-                    k = torch.cat([cache["k"], k], dim=2)
-                    v = torch.cat([cache["v"], v], dim=2)
-                cache["k"], cache["v"] = k, v
+                k, v = cache.append(k, v)
         dropout_p = self.dropout if self.training else 0.0
         flex = self.flex and q.is_cuda and torch.compiler.is_compiling()  # eager flex_attention is a slow reference
         out, probs = attend(q, k, v, logit_bias, terms, dropout_p, need_weights, flex)

@@ -7,6 +7,7 @@ from torch import Tensor, nn
 
 from translate.encodings.base import NO_TERMS, AttentionTerms
 from translate.model.attention import MultiHeadAttention
+from translate.model.cache import LayerCache
 
 NORM_POSITIONS = ("pre", "post")
 
@@ -62,11 +63,10 @@ class DecoderLayer(nn.Module):
 
     def forward(self, x: Tensor, memory: Tensor, self_bias: Optional[Tensor], cross_bias: Optional[Tensor],
                 self_terms: AttentionTerms = NO_TERMS, cross_terms: AttentionTerms = NO_TERMS,
-                cache: Optional[dict] = None, need_weights: bool = False):
+                cache: Optional[LayerCache] = None, need_weights: bool = False):
         """Returns (x, self-attention weights, cross-attention weights); weights are None unless asked for."""
-        self_cache = cross_cache = None
-        if cache is not None:
-            self_cache, cross_cache = cache.setdefault("self", {}), cache.setdefault("cross", {})
+        self_cache = None if cache is None else cache.self_attention
+        cross_cache = None if cache is None else cache.cross_attention
         x, self_w = self.res_self(x, lambda h: self.self_attn(h, logit_bias=self_bias, terms=self_terms,
                                                               cache=self_cache, need_weights=need_weights))
         x, cross_w = self.res_cross(x, lambda h: self.cross_attn(h, memory, logit_bias=cross_bias,

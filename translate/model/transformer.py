@@ -12,6 +12,7 @@ import torch
 from torch import Tensor, nn
 
 from translate.encodings.base import AttentionTerms, PositionalEncoding
+from translate.model.cache import DecoderCache
 from translate.model.config import ModelConfig
 from translate.model.layers import DecoderLayer, EncoderLayer
 
@@ -115,7 +116,7 @@ class Transformer(nn.Module):
             weights.append(w)
         return Encoded(self.encoder_norm(x), key_bias, positions, weights if need_weights else [], lengths)
 
-    def decode(self, tgt_in: Tensor, encoded: Encoded, cache: Optional[list] = None, start: int = 0,
+    def decode(self, tgt_in: Tensor, encoded: Encoded, cache: Optional[DecoderCache] = None, start: int = 0,
                need_weights: bool = False) -> Decoded:
         """tgt_in (B, Tt) token ids starting at position `start` (> 0 only with a cache of earlier steps)."""
         k_index = torch.arange(start + tgt_in.size(1), device=tgt_in.device)
@@ -131,11 +132,7 @@ class Transformer(nn.Module):
         x = self._embed(self.tgt_embed, tgt_in, q_positions, "decoder")
         out = Decoded(x)
         for i, layer in enumerate(self.decoder_layers):
-            layer_cache = None
-            if cache is not None:
-                if len(cache) <= i:
-                    cache.append({})
-                layer_cache = cache[i]
+            layer_cache = None if cache is None else cache.for_layer(i)
             x, self_w, cross_w = layer(x, encoded.memory, self_bias, cross_bias, self_terms.for_layer(i),
                                        cross_terms.for_layer(i), layer_cache, need_weights)
             if need_weights:

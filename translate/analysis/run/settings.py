@@ -17,14 +17,24 @@ INCREASING = Rule(lambda v: len(v) >= 1 and all(e >= 1 for e in v) and all(a < b
 class ReportSettings(Checked):
     SECTION: ClassVar[str] = "report"
 
+    # source_words, reference_words (English words) or source_subwords (SentencePiece pieces)
     bucket_by: str = setting(one_of(*LENGTH_OF), default="source_words")
-    edges: List[int] = setting(INCREASING, factory=lambda: [5, 10, 15, 20, 30, 45, 60])  # last length of each bucket
-    quantiles: Optional[int] = setting(at_least(2), default=None, optional=True)  # N equal-count buckets instead
+    # last length of each bucket, plus an open one: 1-5, 6-10, 11-15, 16-20, 21-30, 31-45, 46-60, 61+
+    # (long_concat fills 11-60; real test splits have few sentences above 20 words)
+    edges: List[int] = setting(INCREASING, factory=lambda: [5, 10, 15, 20, 30, 45, 60])
+    # N: N buckets of about equal size over the test split, instead of edges
+    quantiles: Optional[int] = setting(at_least(2), default=None, optional=True)
+    # resamples for the 95% paired bootstrap intervals; 0: none
     bootstrap_samples: int = setting(Rule(lambda v: v >= 0, "an integer >= 0 (0: no interval)"), default=1000)
     bootstrap_seed: int = 12345
+    # test sentences per bucket drawn as attention maps, besides the two fixed probes
     probes_per_bucket: int = setting(at_least(0), default=1)
+    # pictures written; [] for none
     images: List[str] = setting(Rule(lambda v: all(i in IMAGES for i in v), f"a list drawn from {list(IMAGES)}"),
                                 factory=lambda: list(IMAGES))
+    # positions shown in the encoding pictures
     encoding_positions: int = setting(at_least(1), default=128)
-    min_bucket: int = setting(at_least(1), default=50)  # read by the sweep report (analysis.sweep.aggregate.Rules)
+    # sweep report (analysis.sweep.aggregate.Rules): smaller buckets are shown but decide no verdict
+    min_bucket: int = setting(at_least(1), default=50)
+    # sweep report: 'about the same' = the 95% interval of Δ BLEU inside ±this
     equivalence_margin: float = setting(above(0, "a number > 0 (BLEU points)"), default=1.0)
