@@ -25,6 +25,7 @@ sys.path.insert(0, str(ROOT))
 
 from translate.data.pipeline import prepare_data  # noqa: E402
 from translate.decoding.search import search  # noqa: E402
+from translate.config.validate import typed  # noqa: E402
 from translate.decoding.settings import DecodeSettings, SpecialIds  # noqa: E402
 from translate.decoding.translator import length_batches  # noqa: E402
 from translate.training.setup import build_trainer
@@ -75,7 +76,7 @@ def source_tensor(rows: list[list[int]], tokenizer) -> torch.Tensor:
 
 
 def bench(model, tokenizer, sources: list[list[int]], beam: int) -> dict:
-    settings = DecodeSettings.from_config(compose(f"decode={'greedy' if beam == 1 else 'beam'}").decode)
+    settings = typed(compose(f"decode={'greedy' if beam == 1 else 'beam'}"), "decode", DecodeSettings)
     settings, specials = replace(settings, beam_size=beam), SpecialIds.of(tokenizer)
     seconds = {True: 0.0, False: 0.0}
     identical, out_tokens = True, 0

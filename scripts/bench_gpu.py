@@ -107,6 +107,7 @@ def bench_decoding(model, data, args, device, precision) -> list[dict]:
     from dataclasses import replace
 
     from translate.decoding.search import search
+    from translate.config.validate import typed
     from translate.decoding.settings import DecodeSettings, SpecialIds
     from translate.decoding.translator import length_batches
 
@@ -117,7 +118,7 @@ def bench_decoding(model, data, args, device, precision) -> list[dict]:
         device.type, enabled=False)
     rows = []
     for name, beam in (("greedy", 1), ("beam4", 4)):
-        settings = DecodeSettings.from_config(compose(f"decode={'greedy' if beam == 1 else 'beam'}").decode)
+        settings = typed(compose(f"decode={'greedy' if beam == 1 else 'beam'}"), "decode", DecodeSettings)
         settings = replace(settings, beam_size=beam)
         out_tokens, started = 0, time.perf_counter()
         with torch.no_grad(), autocast:

@@ -15,9 +15,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from omegaconf import OmegaConf
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's package, whatever is installed
 
-from translate.analysis.sweep import build_report
+from omegaconf import OmegaConf  # noqa: E402
+
+from translate.analysis.sweep import build_report  # noqa: E402
 
 ENCODINGS = ("sinusoidal", "none", "rope", "learned", "alibi", "t5")
 GROUPS = ((1, 9), (11, 17))

@@ -29,21 +29,21 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
 import torch  # noqa: E402
+from hydra.errors import ConfigCompositionException  # noqa: E402
 from omegaconf import OmegaConf, open_dict  # noqa: E402
 
 from conftest import make_config  # noqa: E402
+from translate import io as atomic_io  # noqa: E402
 from translate.cli import translate as translate_cli  # noqa: E402
+from translate.cli.train import resume_from  # noqa: E402
 from translate.config import validate_config  # noqa: E402
+from translate.config.errors import from_composition  # noqa: E402
 from translate.data.cleaning import DropCounts, clean_pairs  # noqa: E402
 from translate.data.corpora import Multi30k, Tatoeba  # noqa: E402
 from translate.data.pipeline import prepare_data  # noqa: E402
-from translate.cli.train import resume_from  # noqa: E402
-from translate import io as atomic_io  # noqa: E402
 from translate.training import checkpoint as ckpt  # noqa: E402
 from translate.training.device import make_runtime  # noqa: E402
-from translate.training.trainer import Trainer  # noqa: E402
-from translate.training.setup import build_trainer
-from translate.training.setup import model_from_config
+from translate.training.setup import build_trainer, model_from_config  # noqa: E402
 
 SHARED_ZIP = ROOT.parent / "shared" / "data" / "tatoeba" / "fra-eng.zip"
 TMP = Path(tempfile.mkdtemp(prefix="error-catalog-"))
@@ -80,7 +80,7 @@ def outcome_of(action: Callable[[], object]) -> tuple[str, str]:
 
 CONFIG_OVERRIDES = [
     "train.max_steps=ten", "train.max_steps=2.5", "train.lr=0", "train.lr=nan", "train.betas=[0.9]",
-    "train.max_bad_steps=0", "train.precision=fp16", "train.device=tpu", "train.compile=yes", "train.resume=''",
+    "train.max_bad_steps=0", "train.precision=fp16", "train.device=tpu", "train.compile=maybe", "train.resume=''",
     "model.n_heads=3", "model.d_model=0", "model.dropout=1", "model.norm_position=middle", "decode.beam_size=0",
     "decode.length_penalty=inf", "data.tokenizer.vocab_size=8", "data.tokenizer.model_type=word",
     "data.train_min_words=9 data.train_max_words=3", "data.corpus.valid_size=0",
@@ -90,16 +90,29 @@ CONFIG_OVERRIDES = [
 ]
 
 
+def composed(*overrides: str):
+    """The config as the command line composes it; a type error or unknown key is refused there (the schemas)."""
+    try:
+        return make_config(*overrides)
+    except ConfigCompositionException as error:
+        raise from_composition(error) from None
+
+
+def validated(cfg) -> str:
+    validate_config(cfg)
+    return ""
+
+
 def config_rows() -> list[Row]:
     rows = []
     for overrides in CONFIG_OVERRIDES:
-        outcome, message = outcome_of(lambda: validate_config(make_config("model=tiny", *overrides.split())))
+        outcome, message = outcome_of(lambda: validated(composed("model=tiny", *overrides.split())))
         rows.append(Row("config", f"`{overrides}`", outcome, message))
     for key, value in (("train.lr", "${nowhere}"), ("decode.beam_size", "???")):
         cfg = make_config("model=tiny")
         with open_dict(cfg):
             OmegaConf.update(cfg, key, value, merge=False)
-        outcome, message = outcome_of(lambda: validate_config(cfg))
+        outcome, message = outcome_of(lambda: validated(cfg))
         rows.append(Row("config", f"`{key}={value}` (in a config file)", outcome, message))
     return rows
 

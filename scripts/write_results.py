@@ -11,8 +11,10 @@ import argparse
 import sys
 from pathlib import Path
 
-from translate.analysis.sweep.jobs import SweepError
-from translate.analysis.sweep.results_page import write_results_page
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's package, whatever is installed
+
+from translate.analysis.sweep.jobs import SweepError  # noqa: E402
+from translate.analysis.sweep.results_page import write_results_page  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:

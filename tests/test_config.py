@@ -2,6 +2,10 @@
 Includes a property-based test: any value at any key gives success or such a ConfigError, nothing else."""
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -18,6 +22,7 @@ from translate.training.setup import build_trainer
 
 
 BASE = make_config("model=tiny")
+REPO = Path(__file__).resolve().parents[1]
 
 
 def config_with(key: str, value):
@@ -48,6 +53,15 @@ def test_a_wrong_type_is_refused_when_the_config_is_composed(override, key, valu
         make_config("model=tiny", override)
     message = f"{caught.value} {caught.value.__cause__}"
     assert key in message and value in message
+
+
+@pytest.mark.parametrize("override,key,value", [("train.max_steps=ten", "train.max_steps", "ten"),
+                                               ("train.max_step=3", "train.max_step", "")])
+def test_the_train_command_answers_a_typing_error_in_one_line(override, key, value):
+    result = subprocess.run([sys.executable, "-m", "translate.train", override], cwd=REPO, capture_output=True,
+                            text=True, timeout=120)
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert result.stderr.startswith(f"error: {key}") and value in result.stderr
 
 
 def test_an_unknown_key_is_refused_when_the_config_is_composed():

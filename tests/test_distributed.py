@@ -54,7 +54,8 @@ def test_two_gloo_processes_match_one_process_on_the_same_global_batch(tiny_conf
     cfg = tiny_config(*OVERRIDES)
     context = multiprocessing.get_context("spawn")
     port = free_port()
-    ranks = [context.Process(target=worker, args=(r, 2, port, OmegaConf.to_yaml(cfg), str(tmp_path)))
+    config_yaml = OmegaConf.to_yaml(cfg, resolve=True)  # spawned ranks have no Hydra resolvers (${now:...})
+    ranks = [context.Process(target=worker, args=(r, 2, port, config_yaml, str(tmp_path)))
              for r in range(2)]
     for p in ranks:
         p.start()

@@ -8,7 +8,7 @@ from hydra import compose, initialize_config_dir
 from hydra.errors import ConfigCompositionException
 from omegaconf.errors import OmegaConfBaseException
 
-from translate.config.errors import from_omegaconf
+from translate.config.errors import from_composition
 from translate.io import WriteError, check_writable
 
 
@@ -21,12 +21,11 @@ def check_overrides(config_dir: str, config_name: str, argv: list[str]) -> None:
         with initialize_config_dir(config_dir=config_dir, version_base="1.3"):
             compose(config_name=config_name, overrides=overrides)
     except ConfigCompositionException as error:
-        cause = error.__cause__
-        message = (str(from_omegaconf(cause)) if isinstance(cause, OmegaConfBaseException)
-                   else " ".join(str(error).split()))
-        print(f"error: {message}", file=sys.stderr)
+        if not isinstance(error.__cause__, OmegaConfBaseException):
+            return  # not a typing error (a sweep's value list, a missing option): Hydra answers it itself
+        print(f"error: {from_composition(error)}", file=sys.stderr)
         sys.exit(2)
-    except Exception:  # noqa: BLE001  anything else (a bad override's syntax, a missing group): Hydra says it
+    except Exception:  # noqa: BLE001  anything else (a bad override's syntax): Hydra answers it itself
         return
 
 

@@ -26,16 +26,28 @@ TYPE_NAMES = {"Integer": "an integer", "Float": "a number", "Boolean": "true or 
 def from_omegaconf(error: OmegaConfBaseException, section: str = "") -> ConfigError:
     """OmegaConf's type, missing-value and unknown-key errors in our wording. section: the prefix OmegaConf did not
     see (we check sections one at a time)."""
-    key = ".".join(part for part in (section, str(getattr(error, "full_key", "") or "")) if part) or section
+    inner = str(getattr(error, "full_key", "") or "")
+    key = inner if not section or inner == section or inner.startswith(section + ".") else \
+        ".".join(part for part in (section, inner) if part)
     message = str(getattr(error, "msg", None) or error).splitlines()[0]
     if isinstance(error, MissingMandatoryValue):
         return ConfigError(f"{key} is not set (???); give it a value")
     if isinstance(error, ConfigKeyError) or " not in '" in message:
         group = key.rsplit(".", 1)[0] if "." in key else "the config"
         return ConfigError(f"{key} is not a setting of {group}: {message} (a typo? see conf/{group.split('.')[0]}/)")
+    if isinstance(error, ValidationError) and "is not a valid bool" in message:
+        return not_allowed(key, getattr(error, "value", None), "true or false")
     if isinstance(error, ValidationError) and "could not be converted to" in message:
         expected = message.rsplit("could not be converted to ", 1)[1].strip()
         return not_allowed(key, getattr(error, "value", None), TYPE_NAMES.get(expected, expected))
     if isinstance(error, ValidationError):
         return ConfigError(f"{key}={shown(getattr(error, 'value', None))!r} is not allowed: {message}")
     return ConfigError(f"{key} cannot be read: {message}")
+
+
+def from_composition(error: Exception) -> ConfigError:
+    """Hydra's error for a config that does not compose (its cause: OmegaConf's), in our wording."""
+    cause = error.__cause__
+    if isinstance(cause, OmegaConfBaseException):
+        return from_omegaconf(cause)
+    return ConfigError(" ".join(str(error).split()))

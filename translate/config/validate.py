@@ -153,7 +153,8 @@ def typed(cfg: DictConfig, section: str, cls: type) -> Any:
         # a ??? in the YAML or on the command line: merging keeps the dataclass default instead, so look at both
         missing = sorted(OmegaConf.missing_keys(node) | OmegaConf.missing_keys(merged))
         if missing:
-            raise ConfigError(f"{section}.{missing[0]} is not set (???); give it a value")
+            key = missing[0] if missing[0].startswith(section + ".") else f"{section}.{missing[0]}"
+            raise ConfigError(f"{key} is not set (???); give it a value")
         return OmegaConf.to_object(merged)
     except OmegaConfBaseException as error:
         if not getattr(error, "full_key", None):  # a merge error names no key: find the key that fails alone
