@@ -57,7 +57,8 @@ def fake_metrics(pairs, hyps, encoding, ablation, diagonal, bleu=None) -> dict:
             "sentences": len(hyps), "bleu_signature": "x", "chrf_signature": "x", "split": "test",
             "corpus": "tatoeba", "encoding": encoding, "ablation": ablation, "model": "tiny", "steps": 100,
             "train_minutes": 2.5, "target_tokens_per_s": 1000.0, "parameters": 231680, "checkpoint": "best.pt",
-            "by_length": {"bucketed_by": "source_words", "buckets": buckets}}
+            "by_length": {"bucketed_by": "source_words", "buckets": buckets},
+            "valid_curve": [[50, round(whole / 2, 2), 3.1], [100, whole, 2.7]]}
 
 
 def make_job(folder: Path, encoding: str, seed: int, words: tuple, hyps: list[str], pairs, diagonal: float,
@@ -154,8 +155,23 @@ def test_files_table_and_plots_are_written(sweep):
     md = (out / "report.md").read_text()
     assert "| none, train words 1-9 | 2 |" in md and "killed" in md and "(p=" in md
     assert "![BLEU by length](bleu_by_length.png)" in md
-    for name in ("bleu_by_length.png", "diagonal_share_by_length.png"):
+    assert "(learning_curves.png)" in md  # valid BLEU against step: did the models converge?
+    for name in ("bleu_by_length.png", "diagonal_share_by_length.png", "learning_curves.png"):
         assert (out / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_no_learning_curve_without_recorded_validations(tmp_path):
+    from translate.analysis.sweep.plots import learning_curves
+
+    class Job:
+        seed, metrics = 1, {"bleu": 20.0}
+
+    class Setting:
+        label, jobs = "sinusoidal", [Job()]
+
+    assert learning_curves([Setting()]) is None
+    Job.metrics = {"valid_curve": [[10, 5.0, 3.0], [20, 9.0, 2.0]]}
+    assert learning_curves([Setting()]) is not None
 
 
 def test_hparams_sessions_are_written_for_every_finished_job(sweep):

@@ -39,6 +39,8 @@ class TrainConfig(Checked):
     shape_multiple: int = setting(at_least(1))
     num_threads: Optional[int] = setting(at_least(1), optional=True)
     samples: int = setting(at_least(0))
+    # stop after this many validations in a row without a better valid BLEU (null: train to the step/time budget)
+    early_stop_patience: Optional[int] = setting(at_least(1), default=None, optional=True)
 
     def fixed_shapes_wanted(self) -> bool:
         """Pad batches to a few shapes: asked for, or (auto) because compiled graphs want them."""

@@ -46,6 +46,9 @@ class Progress:
     train_seconds: float = 0.0    # in training steps (for tokens/s)
     valid_seconds: float = 0.0    # in validation (counted in the time budget too)
     best_bleu: float = -1.0
+    validations_since_best: int = 0   # train.early_stop_patience counts these
+    # [step, valid BLEU, valid loss] at every validation: the learning curve, in metrics.json and the sweep report
+    valid_curve: list = field(default_factory=list)
     skipped_steps: int = 0
     compile_seconds: float = 0.0  # in steps that compiled a graph (train.compile)
     compiled_graphs: int = 0
@@ -278,8 +281,11 @@ class Trainer:
             self.writer.add_text("valid/samples", samples, step)
         log.info("step %d valid: loss %.3f ppl %.2f BLEU %.2f chrF %.2f", step, metrics["loss"], metrics["ppl"],
                  metrics["bleu"], metrics["chrf"])
+        self.progress.valid_curve.append([step, round(metrics["bleu"], 2), round(metrics["loss"], 4)])
+        self.progress.validations_since_best += 1
         if metrics["bleu"] > self.progress.best_bleu:
             self.progress.best_bleu = metrics["bleu"]
+            self.progress.validations_since_best = 0
             self.save("best.pt")
         for callback in self.callbacks:
             if hasattr(callback, "on_validate"):
@@ -291,7 +297,13 @@ class Trainer:
     def out_of_budget(self) -> bool:
         t, p = self.train_cfg, self.progress
         minutes = t.max_minutes
-        return p.step >= t.max_steps or p.epoch >= t.max_epochs or bool(minutes and p.train_seconds + p.valid_seconds >= 60 * minutes)
+        return (p.step >= t.max_steps or p.epoch >= t.max_epochs or self.plateaued()
+                or bool(minutes and p.train_seconds + p.valid_seconds >= 60 * minutes))
+
+    def plateaued(self) -> bool:
+        """train.early_stop_patience validations in a row without a better valid BLEU (null: never)."""
+        patience = self.train_cfg.early_stop_patience
+        return patience is not None and self.progress.validations_since_best >= patience
 
     def agreed_stop(self) -> tuple[bool, bool]:
         """(out of budget, stop asked by a signal), the same on every rank. Each rank has its own clock and gets its
@@ -423,7 +435,9 @@ class Trainer:
         """What metrics.json says of the training: steps, minutes, speed, size."""
         return {"steps": self.progress.step, "train_minutes": round(self.progress.train_seconds / 60, 2),
                 "target_tokens_per_s": round(self.tokens_per_second(), 1),
-                "parameters": sum(p.numel() for p in self.model.parameters())}
+                "parameters": sum(p.numel() for p in self.model.parameters()),
+                "stopped_early": self.plateaued(), "best_valid_bleu": round(self.progress.best_bleu, 2),
+                "valid_curve": self.progress.valid_curve}
 
     def tokens_per_second(self) -> float:
         return self.progress.target_tokens / max(self.progress.train_seconds, 1e-9)

@@ -12,7 +12,7 @@ from typing import Optional
 from translate.analysis.sweep.aggregate import Baseline, Report, aggregate, rules_from
 from translate.analysis.sweep.hparams import write_hparams
 from translate.analysis.sweep.jobs import find_jobs, group_settings
-from translate.analysis.sweep.plots import write_length_curve, write_plots
+from translate.analysis.sweep.plots import write_learning_curves, write_length_curve, write_plots
 from translate.analysis.sweep.tables import write_tables
 
 log = logging.getLogger(__name__)
@@ -33,7 +33,7 @@ def build_report(sweep_dir: Path, baseline: str = DEFAULT_BASELINE, samples: Opt
     out_dir.mkdir(parents=True, exist_ok=True)
     first = report.rows[0].get("test_set") if report.rows else None  # plots: the first test set
     images = (write_plots([r for r in report.rows if r.get("test_set") == first], out_dir)
-              + write_length_curve(settings, out_dir))
+              + write_length_curve(settings, out_dir) + write_learning_curves(settings, out_dir))
     write_tables(report, out_dir, sweep_dir.resolve().name, images)
     if hparams:
         write_hparams(jobs, out_dir / "hparams")

@@ -125,3 +125,35 @@ def write_length_curve(settings: list, out_dir: Path) -> list[tuple[str, str]]:
         return []
     fig.savefig(out_dir / "bleu_length_curve.png", dpi=120)
     return [("BLEU against length", "bleu_length_curve.png")]
+
+
+def learning_curves(settings: list) -> Optional[Figure]:
+    """Valid BLEU against training step, one line per job (settings keep one colour, seeds one line each), so a
+    reader sees whether the models converged. None when no job recorded a curve (metrics.json `valid_curve`)."""
+    fig = Figure(figsize=(7.5, 4.5), layout="constrained")
+    ax = fig.subplots()
+    drawn = False
+    for index, s in enumerate(settings):
+        colour = f"C{index % 10}"
+        for n, job in enumerate(sorted(s.jobs, key=lambda j: str(j.seed))):
+            curve = (job.metrics or {}).get("valid_curve") or []
+            if not curve:
+                continue
+            steps, bleu = zip(*[(point[0], point[1]) for point in curve])
+            ax.plot(steps, bleu, color=colour, alpha=0.85, label=s.label if n == 0 else None)
+            drawn = True
+    if not drawn:
+        return None
+    ax.set_xlabel("training step")
+    ax.set_ylabel("valid BLEU")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7)
+    return fig
+
+
+def write_learning_curves(settings: list, out_dir: Path) -> list[tuple[str, str]]:
+    fig = learning_curves(settings)
+    if fig is None:
+        return []
+    fig.savefig(out_dir / "learning_curves.png", dpi=120)
+    return [("Valid BLEU against step, one line per job", "learning_curves.png")]

@@ -117,6 +117,10 @@ def results_markdown(report: Report, sweep_dir: Path, assets: Path, link: str) -
         if source.exists():
             shutil.copyfile(source, assets / name)
             lines += [f"![{label} by length]({link}/{name})", ""]
+    curves = sweep_dir / "report" / "learning_curves.png"
+    if curves.exists():  # did the models converge? valid BLEU at every validation, one line per job
+        shutil.copyfile(curves, assets / curves.name)
+        lines += ["### Learning curves", "", f"![valid BLEU against step]({link}/{curves.name})", ""]
     lines += ["## Attention maps", ""] + attention_section(report, sweep_dir, assets, link)
     lines += ["## How to read the numbers", ""] + reading_rules(report) + [""]
     if report.unfinished or report.notes:

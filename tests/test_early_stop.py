@@ -1,0 +1,40 @@
+"""train.early_stop_patience: a run stops once valid BLEU has not improved for N validations in a row, max_steps
+still caps it, and every validation lands on the learning curve (metrics.json `valid_curve`)."""
+from __future__ import annotations
+
+from translate.training.device import make_runtime
+from translate.training.setup import build_trainer
+
+FROZEN = ("train.lr=1e-9", "train.warmup_steps=1", "train.valid_every=2", "train.save_every=2", "train.log_every=2",
+          "train.max_steps=40", "train.valid_bleu_limit=20")  # weights barely move: valid BLEU stays where it starts
+
+
+def test_a_plateau_stops_training_after_patience_validations(tiny_config, tiny_data, tmp_path):
+    trainer = build_trainer(tiny_config(*FROZEN, "train.early_stop_patience=2"), tiny_data,
+                            make_runtime("cpu", "fp32"), tmp_path, writer=False)
+    trainer.train()
+    # first validation (step 2) sets the best; steps 4 and 6 do not beat it: patience 2 is spent at step 6
+    assert trainer.progress.step == 6 and trainer.plateaued()
+    curve = trainer.summary()["valid_curve"]
+    assert [point[0] for point in curve] == [2, 4, 6]
+    assert trainer.summary()["stopped_early"] is True
+
+
+def test_without_patience_the_step_budget_decides(tiny_config, tiny_data, tmp_path):
+    trainer = build_trainer(tiny_config(*FROZEN, "train.max_steps=8"), tiny_data, make_runtime("cpu", "fp32"),
+                            tmp_path, writer=False)
+    trainer.train()
+    assert trainer.progress.step == 8 and not trainer.plateaued()
+    assert [point[0] for point in trainer.summary()["valid_curve"]] == [2, 4, 6, 8]
+
+
+def test_patience_survives_a_resume(tiny_config, tiny_data, tmp_path):
+    cfg = tiny_config(*FROZEN, "train.early_stop_patience=3", "train.max_steps=4")
+    first = build_trainer(cfg, tiny_data, make_runtime("cpu", "fp32"), tmp_path, writer=False)
+    first.train()  # validations at 2 (best) and 4: one without improvement so far
+    assert first.progress.validations_since_best == 1
+    cfg = tiny_config(*FROZEN, "train.early_stop_patience=3")
+    resumed = build_trainer(cfg, tiny_data, make_runtime("cpu", "fp32"), tmp_path, writer=False)
+    resumed.resume(tmp_path / "last.pt")
+    resumed.train()
+    assert resumed.progress.step == 8 and [p[0] for p in resumed.progress.valid_curve] == [2, 4, 6, 8]
