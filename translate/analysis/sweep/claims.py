@@ -52,18 +52,6 @@ def is_nope(r: dict) -> bool:
     return (r["encoding"] == "none" and r["ablation"] == "none") or r["ablation"] == "remove"
 
 
-def is_sinusoidal(r: dict) -> bool:
-    return r["encoding"] == "sinusoidal" and r["ablation"] == "none"
-
-
-def is_zero_dims(r: dict) -> bool:
-    return r["encoding"] == "sinusoidal" and r["ablation"] == "zero_dims"
-
-
-def is_nope(r: dict) -> bool:
-    return (r["encoding"] == "none" and r["ablation"] == "none") or r["ablation"] == "remove"
-
-
 def is_short(r: dict) -> bool:
     return r["high"] is not None and r["high"] <= SHORT_MAX and bool(r["sentences"])
 

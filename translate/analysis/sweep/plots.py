@@ -119,12 +119,16 @@ def length_curve(settings: list) -> Optional[Figure]:
     return fig
 
 
-def write_length_curve(settings: list, out_dir: Path) -> list[tuple[str, str]]:
-    fig = length_curve(settings)
+def saved(fig: Optional[Figure], out_dir: Path, name: str, alt: str) -> list[tuple[str, str]]:
+    """[(alt text, file name)] of the figure written to out_dir, or [] when there is nothing to draw."""
     if fig is None:
         return []
-    fig.savefig(out_dir / "bleu_length_curve.png", dpi=120)
-    return [("BLEU against length", "bleu_length_curve.png")]
+    fig.savefig(out_dir / name, dpi=120)
+    return [(alt, name)]
+
+
+def write_length_curve(settings: list, out_dir: Path) -> list[tuple[str, str]]:
+    return saved(length_curve(settings), out_dir, "bleu_length_curve.png", "BLEU against length")
 
 
 def learning_curves(settings: list) -> Optional[Figure]:
@@ -152,8 +156,4 @@ def learning_curves(settings: list) -> Optional[Figure]:
 
 
 def write_learning_curves(settings: list, out_dir: Path) -> list[tuple[str, str]]:
-    fig = learning_curves(settings)
-    if fig is None:
-        return []
-    fig.savefig(out_dir / "learning_curves.png", dpi=120)
-    return [("Valid BLEU against step, one line per job", "learning_curves.png")]
+    return saved(learning_curves(settings), out_dir, "learning_curves.png", "Valid BLEU against step, one line per job")
