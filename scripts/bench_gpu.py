@@ -169,7 +169,7 @@ def main() -> None:
     precision = "bf16" if device.type == "cuda" else "fp32"
     args.overrides_for_model = [f"model={args.model}"]
     if args.quick:
-        args.model, args.batch_tokens, args.warmup, args.steps, args.sentences = "tiny", [300, 600, 1200], 1, 2, 40
+        args.model, args.batch_tokens, args.warmup, args.steps, args.sentences = "tiny", [300, 1200], 1, 2, 40
         args.overrides_for_model = ["model=tiny", "data.train_limit=2000", "data.valid_limit=100",
                                     "data.test_limit=40", "data.tokenizer.vocab_size=1000"]
         if device.type == "cpu":
