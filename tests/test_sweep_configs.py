@@ -67,24 +67,37 @@ def test_encoding_sweeps_cover_every_encoding_once(name):
         assert cfg.data.train_max_words == 10 and cfg.data.train_min_words is None
 
 
-def test_seed_repro_is_three_encodings_by_two_training_lengths():
+SEED_REPRO_PE = {  # +sweep/pe option -> (encoding, ablation name)
+    "sinusoidal": ("sinusoidal", "none"), "sinusoidal_zero_dims": ("sinusoidal", "zero_dims"), "none": ("none", "none"),
+    "sinusoidal_zero_dims_mean": ("sinusoidal", "zero_dims_mean"),
+    "sinusoidal_zero_low_dims": ("sinusoidal", "zero_low_dims"), "rope": ("rope", "none"), "t5": ("t5", "none")}
+
+
+def test_seed_repro_is_seven_settings_by_two_lengths_by_three_seeds_trained_to_a_plateau():
     jobs = sweep_jobs("+sweep=seed_repro")
-    assert len(jobs) == 6
-    found = {}
+    assert len(jobs) == 7 * 2 * 3
+    folders = set()
     for job in jobs:
         cfg = compose_job(*job)
-        validate_config(cfg)
-        assert cfg.model.name == "base" and cfg.model.d_model == 512
+        options = dict(o.split("=", 1) for o in job)
+        encoding, ablation = SEED_REPRO_PE[options["+sweep/pe"]]
+        assert (cfg.encoding.name, cfg.ablation.name) == (encoding, ablation)
+        assert cfg.model.name == "base" and cfg.model.d_model == 512 and cfg.train.device == "cuda"
+        assert cfg.train.early_stop_patience and cfg.train.max_steps and cfg.train.max_minutes is None
         assert cfg.data.test_limit is None and cfg.data.name == "tatoeba"  # every test bucket is evaluated
-        key = (cfg.encoding.name, cfg.ablation.name, cfg.ablation.get("from"),
-               cfg.data.train_min_words, cfg.data.train_max_words)
-        found[key] = job_folder(cfg)
-    assert set(found) == {(enc, abl, frm, lo, hi) for enc, abl, frm in (("sinusoidal", "none", None),
-                                                                         ("sinusoidal", "zero_dims", 400),
-                                                                         ("none", "none", None))
-                          for lo, hi in ((1, 9), (11, 17))}
-    assert found[("none", "none", None, 11, 17)] == "sweeps/seed_repro/none_none_words11-17_seed1"
-    assert len(set(found.values())) == 6
+        folders.add(job_folder(cfg))
+    assert len(folders) == 42  # one folder per job: a rerun finds each again
+    assert "sweeps/seed_repro/none_none_words11-17_seed3" in folders
+    cfg = compose_job(*jobs[0])
+    validate_config(cfg)
+
+
+@pytest.mark.parametrize("pe", ["sinusoidal_zero_dims_mean", "sinusoidal_zero_low_dims", "rope", "t5"])
+def test_seed_repro_controls_and_relative_encodings_validate(pe):
+    cfg = compose_job("+sweep=seed_repro", f"+sweep/pe={pe}", "+sweep/train_words=11_to_17")
+    validate_config(cfg)
+    if pe == "sinusoidal_zero_dims_mean":
+        assert cfg.ablation.fill == "mean" and cfg.ablation["from"] == 400
 
 
 @pytest.mark.parametrize("pe", ["sinusoidal", "sinusoidal_zero_dims", "none"])
@@ -99,20 +112,22 @@ def test_seed_repro_models_build(pe):
 
 
 def test_seeds_multiply_another_sweep_in_its_folder():
-    jobs = sweep_jobs("+sweep=[seed_repro,seeds]")
+    jobs = sweep_jobs("+sweep=[seed_repro_cpu,seeds]")
     assert len(jobs) == 18
     cfg = compose_job(*[o for o in jobs[-1]])
-    assert cfg.hydra.sweep.dir == "sweeps/seed_repro" and cfg.seed == 3
+    assert cfg.hydra.sweep.dir == "sweeps/seed_repro_cpu" and cfg.seed == 3
     assert job_folder(cfg).endswith("_seed3")
     assert compose_job("+sweep=[encodings,seeds]").hydra.launcher._target_.endswith("JoblibLauncher")
 
 
 def test_cpu_repro_keeps_the_experiment_and_shrinks_the_budget():
     full, cpu = sweep_jobs("+sweep=seed_repro"), sweep_jobs("+sweep=seed_repro_cpu")
-    strip = [[o for o in job if not o.startswith("+sweep=")] for job in full]
-    assert [[o for o in job if not o.startswith("+sweep=")] for job in cpu] == strip
+    strip = {tuple(sorted(o for o in job if not o.startswith("+sweep="))) for job in full}
+    cpu_jobs = {tuple(sorted(o for o in job if not o.startswith("+sweep="))) for job in cpu}
+    assert len(cpu_jobs) == 6 and cpu_jobs <= strip  # the claims' six settings, seed 1, as the GPU sweep runs them
     cfg = compose_job(*cpu[0])
     base = compose_job(*full[0])
+    assert cfg.train.device == "auto" and not cfg.train.compile  # the CPU train preset, not train=gpu
     # the PE table the claims are about: the same width and heads as model=base, so the same sinusoid frequencies
     assert (cfg.model.d_model, cfg.model.n_heads) == (base.model.d_model, base.model.n_heads) == (512, 8)
     assert cfg.model.n_encoder_layers < base.model.n_encoder_layers and cfg.hydra.sweep.dir == "sweeps/seed_repro_cpu"
