@@ -4,6 +4,7 @@ skipped; then the report and the results page."""
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -63,3 +64,12 @@ def test_sweep_resumes_then_reports(tmp_path, cache_dir):
     assert "## What the numbers say" in text and "(c) With PE" in text
     assert "One seed per setting" in text  # single-seed verdicts say that seed variance is not measured
     assert (page.with_suffix("") / "bleu_by_length.png").exists()
+    # the page is a function of the run folders' small files (metrics.json, hypotheses, TensorBoard images): with the
+    # report rebuilt from them, the page is written again byte for byte
+    first = page.read_bytes()
+    shutil.rmtree(sweep_dir / "report")
+    assert subprocess.run([sys.executable, "-m", "translate.report", str(sweep_dir), "--samples", "100"], cwd=ROOT,
+                          capture_output=True, timeout=300).returncode == 0
+    again = subprocess.run([sys.executable, "scripts/write_results.py", str(sweep_dir), "--out", str(page)],
+                           cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert again.returncode == 0 and page.read_bytes() == first
