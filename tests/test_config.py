@@ -7,10 +7,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from hydra.errors import ConfigCompositionException
 from omegaconf import DictConfig, OmegaConf, open_dict
+from omegaconf.errors import GrammarParseError
 
 from conftest import make_config
 from translate.config import ConfigError, check_data_fits, validate_config
@@ -202,7 +203,10 @@ VALUES = st.one_of(SCALARS, st.lists(SCALARS, max_size=3), st.dictionaries(st.te
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(key=st.sampled_from(KEYS), value=VALUES)
 def test_any_value_at_any_key_is_accepted_or_named(key, value):
-    cfg = config_with(key, value)
+    try:
+        cfg = config_with(key, value)
+    except GrammarParseError:  # OmegaConf refuses to hold a broken ${...} at all: no config to validate
+        assume(False)
     try:
         validate_config(cfg)
     except ConfigError as error:

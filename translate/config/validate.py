@@ -1,6 +1,6 @@
 """Start-up validation of a whole run: every section typed and checked (translate.config.fields), then the corpus,
-encoding and ablation named by `_target_` built once (the encoding on the meta device, so no memory is spent), so
-their own checks run before data preparation too. An error names the key, the value and what is allowed."""
+encoding and ablation named by `_target_` built once on the CPU (an encoding is small: tables and biases of a few MB
+at most), so their own checks run before data preparation too. An error names the key, the value and what is allowed."""
 from __future__ import annotations
 
 import inspect
@@ -8,7 +8,6 @@ import logging
 from dataclasses import dataclass
 from typing import Any, Optional
 
-import torch
 from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
@@ -100,7 +99,7 @@ def instantiate_checked(node: DictConfig, key: str, **extra) -> Any:
 
 
 def validate_encoding(cfg: DictConfig, model: ModelConfig) -> None:
-    """Build the encoding and apply the ablation, on the meta device: their constructors check their settings."""
+    """Build the encoding and apply the ablation: their constructors check their settings."""
     from translate.encodings.base import PositionalEncoding
 
     target(section_node(cfg, "encoding"), "encoding")
@@ -108,25 +107,16 @@ def validate_encoding(cfg: DictConfig, model: ModelConfig) -> None:
     d_model, n_heads = model.d_model, model.n_heads
     encoding_node = OmegaConf.create({k: v for k, v in settings_of(cfg.encoding, "encoding").items() if k != "name"})
 
-    def build() -> None:
-        encoding = instantiate_checked(encoding_node, "encoding", d_model=d_model, n_heads=n_heads)
-        if not isinstance(encoding, PositionalEncoding):
-            raise ConfigError(f"encoding._target_={cfg.encoding._target_} builds a {type(encoding).__name__}; "
-                              f"expected a subclass of translate.encodings.base.PositionalEncoding")
-        ablation = instantiate_checked(cfg.ablation, "ablation")
-        try:
-            ablation.apply(encoding, d_model)
-        except Exception as error:
-            raise ConfigError(f"ablation ({cfg.ablation._target_}) cannot be applied to encoding "
-                              f"{cfg.encoding._target_} with model.d_model={d_model}: {error}") from None
-
+    encoding = instantiate_checked(encoding_node, "encoding", d_model=d_model, n_heads=n_heads)
+    if not isinstance(encoding, PositionalEncoding):
+        raise ConfigError(f"encoding._target_={cfg.encoding._target_} builds a {type(encoding).__name__}; "
+                          f"expected a subclass of translate.encodings.base.PositionalEncoding")
+    ablation = instantiate_checked(cfg.ablation, "ablation")
     try:
-        with torch.device("meta"):
-            build()
-    except ConfigError as error:
-        if "meta" not in str(error):
-            raise
-        build()  # this encoding reads tensor values while it is built: build it for real
+        ablation.apply(encoding, d_model)
+    except Exception as error:
+        raise ConfigError(f"ablation ({cfg.ablation._target_}) cannot be applied to encoding "
+                          f"{cfg.encoding._target_} with model.d_model={d_model}: {error}") from None
 
 
 @dataclass
@@ -187,7 +177,10 @@ def section_node(cfg: DictConfig, section: str) -> DictConfig:
 
 def validate_config(cfg: DictConfig) -> RunSettings:
     """Every section the trainer reads, typed and checked; raises ConfigError naming the first bad key."""
-    seed = cfg.get("seed")
+    try:
+        seed = cfg.get("seed")
+    except OmegaConfBaseException as error:  # a ${...} that does not resolve
+        raise from_omegaconf(error, "seed") from None
     if not (isinstance(seed, int) and not isinstance(seed, bool)):
         raise not_allowed("seed", seed, "an integer")
     settings = RunSettings(seed, typed(cfg, "data", DataConfig), typed(cfg, "model", ModelConfig),
