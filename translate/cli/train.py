@@ -21,7 +21,6 @@ from omegaconf import DictConfig, OmegaConf
 
 from translate.config import ConfigError, validate_config
 from translate.data.pipeline import prepare_data
-from translate.data.test_sets import parse_test_sets
 from translate.analysis.run.callback import LengthReport
 from translate.analysis.run.report_split import training_lengths, training_lengths_note
 from translate.analysis.run.test_set_reports import score_test_sets
@@ -60,7 +59,7 @@ def run(cfg: DictConfig, run_dir: Path) -> dict:
         torch.set_num_threads(settings.train.num_threads)
     runtime = make_runtime(settings.train.device, settings.train.precision)
     atomic_write_text(run_dir / "config.yaml", OmegaConf.to_yaml(cfg, resolve=True))  # fails early if not writable
-    specs = parse_test_sets(settings.eval.test_sets)
+    specs = settings.eval.specs
     data = prepare_data(cfg.data, test_sets=specs)
     report = partial(LengthReport, settings.report, probe_split=data.splits["test"])
     trainer = build_trainer(cfg, data, runtime, run_dir, [report], settings)

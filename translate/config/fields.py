@@ -58,8 +58,6 @@ class Checked:
             rule = f.metadata.get("rule")
             if value is None and f.metadata.get("optional"):
                 continue
-            if value is None and f.default is None:
-                continue
             if rule is not None:
                 try:
                     good = bool(rule.ok(value))

@@ -63,8 +63,7 @@ def settings_of(node: DictConfig, key: str) -> dict:
     try:
         return OmegaConf.to_container(node, resolve=True)
     except OmegaConfBaseException as error:  # a ${...} that does not resolve: name the key that holds it
-        bad_key = getattr(error, "full_key", None) or key
-        raise ConfigError(f"{bad_key} cannot be read: {str(error).splitlines()[0]}") from None
+        raise from_omegaconf(error, key) from None
 
 
 def locate_target(settings: dict, key: str) -> type:

@@ -16,4 +16,4 @@ class EvalConfig(Checked):
     def check(self) -> None:
         from translate.data.test_sets import parse_test_sets  # it raises ConfigError naming eval.test_sets[i]
 
-        parse_test_sets(self.test_sets)
+        self.specs = parse_test_sets(self.test_sets)  # checked once, here; the run scores these (TestSetSpec list)
