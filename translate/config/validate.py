@@ -27,7 +27,7 @@ def is_int(v) -> bool:
 
 
 def target(node: DictConfig, key: str) -> None:
-    value = node.get("_target_") if isinstance(node, DictConfig) else None
+    value = settings_of(node, key).get("_target_") if isinstance(node, DictConfig) else None
     if not (isinstance(value, str) and "." in value):
         raise not_allowed(f"{key}._target_", value, "a dotted path to a class")
 
