@@ -49,10 +49,12 @@ sweep: setup
 	  $(PY) -m translate.report $(SWEEP_DIR); exit $$status
 
 # The source notes' experiment sized for 2 CPU cores, about 2 hours (nohup make repro > repro.log 2>&1 &); ends with
-# sweeps/seed_repro_cpu/report/ and docs/results.md.
+# sweeps/seed_repro_cpu/report/, the jobs' small files in docs/results/runs/seed_repro_cpu/ and docs/results.md.
+REPRO_RUNS  := docs/results/runs/seed_repro_cpu
 repro: setup
 	$(MAKE) sweep SWEEP=seed_repro_cpu SWEEP_DIR=sweeps/seed_repro_cpu
-	$(PY) scripts/write_results.py sweeps/seed_repro_cpu --out docs/results.md
+	$(PY) scripts/collect_runs.py sweeps/seed_repro_cpu $(REPRO_RUNS)
+	$(PY) scripts/write_results.py $(REPRO_RUNS) --out docs/results.md
 
 train-ddp: setup
 	$(VENV)/bin/torchrun --standalone --nproc_per_node=$(NPROC) -m translate.train $(ARGS)

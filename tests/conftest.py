@@ -7,10 +7,17 @@ from pathlib import Path
 import pytest
 import torch
 from hydra import compose, initialize_config_dir
+from hypothesis import settings
 
 import translate  # noqa: F401  (registers the config schemas the YAML groups name)
 
 CONF_DIR = str(Path(__file__).resolve().parents[1] / "conf")
+
+# Property tests draw the same examples on every run, so a CI run repeats the one before it; to search for new
+# failing inputs, run them with HYPOTHESIS_PROFILE=explore (and raise max_examples).
+settings.register_profile("repeatable", derandomize=True)
+settings.register_profile("explore", derandomize=False)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "repeatable"))
 
 # One thread: faster for tiny models, and immune to OpenMP spin-waits when other processes share the cores.
 torch.set_num_threads(1)

@@ -57,7 +57,8 @@ def test_a_wrong_type_is_refused_when_the_config_is_composed(override, key, valu
 
 
 @pytest.mark.parametrize("override,key,value", [("train.max_steps=ten", "train.max_steps", "ten"),
-                                               ("train.max_step=3", "train.max_step", "")])
+                                               ("train.max_step=3", "train.max_step", ""),
+                                               ("piece=3/2", "piece", "3/2")])
 def test_the_train_command_answers_a_typing_error_in_one_line(override, key, value):
     result = subprocess.run([sys.executable, "-m", "translate.train", override], cwd=REPO, capture_output=True,
                             text=True, timeout=120)

@@ -11,7 +11,7 @@ from hydra.types import RunMode
 from omegaconf import OmegaConf
 
 from conftest import CONF_DIR
-from translate.config import validate_config
+from translate.config import ConfigError, validate_config
 from translate.training.setup import model_from_config
 
 SWEEPS = sorted(p.stem for p in (Path(CONF_DIR) / "sweep").glob("*.yaml"))
@@ -147,3 +147,16 @@ def test_sweep_budgets_are_in_steps_not_minutes(sweep):
     """Jobs sharing one machine or GPU get the same training whatever the load."""
     cfg = compose_job(*sweep_jobs(f"+sweep={sweep}")[0])
     assert cfg.train.max_minutes is None and 0 < cfg.train.max_steps <= 30000
+
+
+def test_a_piece_takes_every_nth_job_of_a_sweep_and_refuses_other_values():
+    from translate.cli.piece import in_piece, parse_piece
+
+    assert [job for job in range(8) if in_piece("2/3", job)] == [1, 4, 7]
+    assert sorted(job for k in (1, 2, 3) for job in range(8) if in_piece(f"{k}/3", job)) == list(range(8))
+    assert in_piece(None, None) and in_piece(None, 5)
+    for bad in ("0/3", "4/3", "2", "a/b", "1/0", ""):
+        with pytest.raises(ConfigError, match=r"piece=.* is not allowed: expected null or K/N"):
+            parse_piece(bad)
+    with pytest.raises(ConfigError, match="only applies to a sweep"):
+        in_piece("1/2", None)

@@ -1,6 +1,7 @@
 """A real tiny multirun, as `make sweep` runs it: two jobs in parallel (joblib), one folder per job; interrupted
 (here: stopped at 4 steps) and rerun, each job continues from its last.pt; rerun once more, finished jobs are
-skipped; then the report and the results page."""
+skipped; then the report and the results page. The first run goes in two pieces (piece=K/N), as short GPU sessions
+would run it."""
 from __future__ import annotations
 
 import json
@@ -18,10 +19,10 @@ FAST = ("data.valid_limit=40", "data.test_limit=60", "train.valid_every=1000", "
         "train.valid_bleu_limit=20", "train.num_threads=1", "report.bootstrap_samples=50")
 
 
-def sweep(sweep_dir: Path, cache_dir: Path, steps: int) -> subprocess.CompletedProcess:
+def sweep(sweep_dir: Path, cache_dir: Path, steps: int, *extra: str) -> subprocess.CompletedProcess:
     command = [sys.executable, "-m", "translate.train", "+sweep=encodings", "encoding=sinusoidal,none",
                f"hydra.sweep.dir={sweep_dir}", "hydra.launcher.n_jobs=2", *TINY_RUN, *FAST,
-               f"train.max_steps={steps}", f"data.cache_dir={cache_dir}"]
+               f"train.max_steps={steps}", f"data.cache_dir={cache_dir}", *extra]
     done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
     return done
@@ -30,7 +31,10 @@ def sweep(sweep_dir: Path, cache_dir: Path, steps: int) -> subprocess.CompletedP
 @pytest.mark.slow
 def test_sweep_resumes_then_reports(tmp_path, cache_dir):
     sweep_dir = tmp_path / "sweep"
-    sweep(sweep_dir, cache_dir, steps=4)
+    first = sweep(sweep_dir, cache_dir, 4, "piece=2/2")  # in two pieces: job 1 (none), then job 0 (sinusoidal)
+    assert "not in piece=2/2" in first.stdout
+    assert [p.parent.name for p in sweep_dir.glob("*/metrics.json")] == ["none_none_seed1"]
+    sweep(sweep_dir, cache_dir, 4, "piece=1/2")
     jobs = {p.name: p for p in sweep_dir.iterdir() if p.is_dir()}
     assert set(jobs) == {"sinusoidal_none_seed1", "none_none_seed1"}
     assert all(json.loads((job / "metrics.json").read_text())["steps"] == 4 for job in jobs.values())

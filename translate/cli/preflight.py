@@ -8,7 +8,8 @@ from hydra import compose, initialize_config_dir
 from hydra.errors import ConfigCompositionException
 from omegaconf.errors import OmegaConfBaseException
 
-from translate.config.errors import from_composition
+from translate.cli.piece import parse_piece
+from translate.config.errors import ConfigError, from_composition
 from translate.io import WriteError, check_writable
 
 
@@ -19,7 +20,11 @@ def check_overrides(config_dir: str, config_name: str, argv: list[str]) -> None:
     overrides = [a for a in argv if not a.startswith(("hydra.", "hydra/", "+hydra", "~hydra"))]
     try:
         with initialize_config_dir(config_dir=config_dir, version_base="1.3"):
-            compose(config_name=config_name, overrides=overrides)
+            cfg = compose(config_name=config_name, overrides=overrides)
+        parse_piece(cfg.get("piece"))
+    except ConfigError as error:
+        print(f"error: {error}", file=sys.stderr)
+        sys.exit(2)
     except ConfigCompositionException as error:
         if not isinstance(error.__cause__, OmegaConfBaseException):
             return  # not a typing error (a sweep's value list, a missing option): Hydra answers it itself

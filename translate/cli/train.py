@@ -25,6 +25,7 @@ from translate.analysis.run.callback import LengthReport
 from translate.analysis.run.report_split import training_lengths, training_lengths_note
 from translate.analysis.run.test_set_reports import score_test_sets
 from translate.training.checkpoint import CheckpointError, load_checkpoint, newest_valid_checkpoint
+from translate.cli.piece import in_piece
 from translate.cli.preflight import check_overrides, check_run_dir
 from translate.io import WriteError, atomic_write_text, remove_partial_writes
 from translate.training.device import make_runtime
@@ -85,8 +86,16 @@ def run(cfg: DictConfig, run_dir: Path) -> dict:
 
 @hydra.main(config_path=CONF_DIR, config_name="config", version_base="1.3")
 def main(cfg: DictConfig) -> None:
-    run_dir = Path(HydraConfig.get().runtime.output_dir)
-    resume = resume_command(HydraConfig.get().overrides.task, Path(HydraConfig.get().run.dir))
+    hydra_cfg = HydraConfig.get()
+    run_dir = Path(hydra_cfg.runtime.output_dir)
+    resume = resume_command(hydra_cfg.overrides.task, Path(hydra_cfg.run.dir))
+    try:
+        if not in_piece(cfg.get("piece"), OmegaConf.select(hydra_cfg, "job.num", throw_on_missing=False)):
+            print(f"not in piece={cfg.piece}: {os.path.relpath(run_dir)} skipped")
+            return
+    except ConfigError as error:
+        print(f"error: {error}", file=sys.stderr)
+        sys.exit(2)
     if cfg.train.resume == "auto" and (run_dir / "metrics.json").exists():  # a finished job of a rerun sweep
         print(f"already finished: {run_dir / 'metrics.json'} (delete it to run this job again)")
         return

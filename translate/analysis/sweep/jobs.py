@@ -13,7 +13,7 @@ from typing import Any, Optional
 from omegaconf import OmegaConf
 
 # Keys (dotted, or a section followed by ".") that say where or how a job ran, not what it trained.
-NOT_SETTINGS = ("seed", "run_name", "train.resume", "train.device", "train.num_threads", "train.precision",
+NOT_SETTINGS = ("seed", "piece", "run_name", "train.resume", "train.device", "train.num_threads", "train.precision",
                 "train.compile", "train.log_every", "train.save_every", "train.samples", "data.path",
                 "data.cache_dir", "report.")
 PE_SECTIONS = ("encoding", "ablation")
