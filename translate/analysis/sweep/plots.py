@@ -15,6 +15,9 @@ from translate.analysis.sweep.aggregate import ALL  # noqa: E402
 PLOTS = (("bleu", "BLEU", "bleu_by_length.png"), ("diagonal_share", "cross-attention diagonal share",
                                                     "diagonal_share_by_length.png"))
 
+LENGTH_CURVE = "bleu_length_curve.png"       # BLEU against bucket middle, one line per setting
+LEARNING_CURVES = "learning_curves.png"      # valid BLEU against step, one line per job
+
 
 def line_plot(rows: list[dict], key: str, ylabel: str) -> Optional[Figure]:
     """None when no row has `key` per bucket (e.g. runs without a length report)."""
@@ -128,7 +131,7 @@ def saved(fig: Optional[Figure], out_dir: Path, name: str, alt: str) -> list[tup
 
 
 def write_length_curve(settings: list, out_dir: Path) -> list[tuple[str, str]]:
-    return saved(length_curve(settings), out_dir, "bleu_length_curve.png", "BLEU against length")
+    return saved(length_curve(settings), out_dir, LENGTH_CURVE, "BLEU against length")
 
 
 def learning_curves(settings: list) -> Optional[Figure]:
@@ -156,4 +159,4 @@ def learning_curves(settings: list) -> Optional[Figure]:
 
 
 def write_learning_curves(settings: list, out_dir: Path) -> list[tuple[str, str]]:
-    return saved(learning_curves(settings), out_dir, "learning_curves.png", "Valid BLEU against step, one line per job")
+    return saved(learning_curves(settings), out_dir, LEARNING_CURVES, "Valid BLEU against step, one line per job")

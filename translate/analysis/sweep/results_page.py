@@ -11,7 +11,7 @@ from translate.analysis.sweep import build_report
 from translate.analysis.sweep.aggregate import ALL, Report, Rules
 from translate.analysis.sweep.attention_images import cross_attention_images, pick_examples
 from translate.analysis.sweep.claims import check_claims, is_nope, is_sinusoidal, thresholds
-from translate.analysis.sweep.plots import PLOTS
+from translate.analysis.sweep.plots import LEARNING_CURVES, PLOTS
 from translate.analysis.sweep.tables import (alignment_cell, comparison_cell, number, pivot, reading_rules, score_cell,
                                      whole_split_table)
 from translate.io import atomic_write, atomic_write_text
@@ -116,7 +116,7 @@ def results_markdown(report: Report, sweep_dir: Path, assets: Path, link: str) -
         if source.exists():
             shutil.copyfile(source, assets / name)
             lines += [f"![{label} by length]({link}/{name})", ""]
-    curves = sweep_dir / "report" / "learning_curves.png"
+    curves = sweep_dir / "report" / LEARNING_CURVES
     if curves.exists():  # did the models converge? valid BLEU at every validation, one line per job
         shutil.copyfile(curves, assets / curves.name)
         lines += ["### Learning curves", "", f"![valid BLEU against step]({link}/{curves.name})", ""]

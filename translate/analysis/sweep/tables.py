@@ -23,6 +23,10 @@ CSV_COLUMNS = ("setting", "pe", "group", "test_set", "encoding", "ablation", "tr
                "p_interaction_bleu_holm", "parameters", "target_tokens_per_s", "train_minutes", "steps", "jobs")
 
 
+# A bucket's place against the lengths a job trained on, as column headers say it.
+LENGTH_LABELS = {"trained": "trained lengths", "partly": "partly trained", "beyond": "beyond training lengths"}
+
+
 def csv_text(report: Report) -> str:
     out = io.StringIO()
     writer = csv.DictWriter(out, CSV_COLUMNS, extrasaction="ignore", lineterminator="\n")
@@ -93,8 +97,7 @@ def pivot(report: Report, cell, title: str, test_set: str | None = None) -> list
         by_setting: dict[str, dict] = {}
         for r in in_group:
             by_setting.setdefault(r["setting"], {})[r["bucket"]] = r
-        label = {"trained": "trained lengths", "partly": "partly trained", "beyond": "beyond training lengths"}
-        names = [f"{label[kinds[b]]}: {h}" if kinds[b] else h for b, h in headers.items()]
+        names = [f"{LENGTH_LABELS[kinds[b]]}: {h}" if kinds[b] else h for b, h in headers.items()]
         lines = [[setting] + [cell(cells[b]) if b in cells else "–" for b in headers]
                  for setting, cells in by_setting.items()]
         out += [f"## {title}" + (f", {group}" if group else ""), ""] + markdown_table(["setting"] + names, lines) + [""]

@@ -1,0 +1,41 @@
+"""Turn an encodings sweep (and, if given, a length_extrapolation sweep) into docs/encodings_results.md: the
+encodings ranked by BLEU, BLEU per length bucket, the sweep reports' plots, and each encoding's rank per bucket when
+trained on short sentences only.
+
+    python scripts/write_encodings_results.py sweeps/encodings --extrapolation sweeps/length_extrapolation \\
+        [--out docs/encodings_results.md]
+
+A sweep's report (python -m translate.report SWEEP_DIR) is written first when it is missing.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's package, whatever is installed
+
+from translate.analysis.sweep.encodings_page import write_encodings_page  # noqa: E402
+from translate.analysis.sweep.jobs import SweepError  # noqa: E402
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("sweep_dir", type=Path, help="an encodings sweep folder, e.g. sweeps/encodings")
+    parser.add_argument("--extrapolation", type=Path, default=None,
+                        help="a length_extrapolation sweep folder, e.g. sweeps/length_extrapolation")
+    parser.add_argument("--out", type=Path, default=Path("docs/encodings_results.md"),
+                        help="the page to write; its pictures go to a folder of the same name "
+                             "(docs/encodings_results/)")
+    args = parser.parse_args(argv)
+    try:
+        out = write_encodings_page(args.sweep_dir, args.out, args.extrapolation)
+    except SweepError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    print(f"wrote {out} and {out.with_suffix('')}/")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

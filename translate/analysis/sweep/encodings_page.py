@@ -1,0 +1,207 @@
+"""docs/encodings_results.md from an `encodings` sweep (and, if given, a `length_extrapolation` sweep): the encodings
+ranked by whole-test-split BLEU, BLEU per length bucket, the sweep report's plots, and how each encoding ranks in
+each bucket when trained on short sentences only."""
+from __future__ import annotations
+
+import dataclasses
+import shutil
+from pathlib import Path
+from typing import Callable, Optional
+
+from translate.analysis.sweep.aggregate import ALL, Report
+from translate.analysis.sweep.plots import LEARNING_CURVES, LENGTH_CURVE, PLOTS
+from translate.analysis.sweep.results_page import load_report
+from translate.analysis.sweep.tables import (LENGTH_LABELS, bucket_header, comparison_cell, markdown_table, number,
+                                             pivot, reading_rules, score_cell, test_set_names)
+from translate.io import atomic_write_text
+
+# The sweep report's pictures, as (file name, alt text). A picture the report did not draw is left out of the page.
+REPORT_PICTURES = tuple((name, f"{label} by length") for _, label, name in PLOTS) + (
+    (LENGTH_CURVE, "BLEU against length (bucket middle, words)"),
+    (LEARNING_CURVES, "valid BLEU against training step, one line per job"))
+
+
+def span(values: list, digits: int = 2) -> str:
+    """"600" when every value is the same, "580–600" otherwise, "–" when none is known."""
+    present = sorted(v for v in values if v is not None)
+    if not present:
+        return "–"
+    low, high = number(present[0], digits), number(present[-1], digits)
+    return low if low == high else f"{low}–{high}"
+
+
+def trained_on(words: str) -> str:
+    """A row's train_words as a reader says it: "1-10" -> "≤ 10 words", "11-17" -> "11–17 words", "5+" ->
+    "≥ 5 words", "all" -> "every length"."""
+    if words == "all":
+        return "every length"
+    if words.endswith("+"):
+        return f"≥ {words[:-1]} words"
+    low, _, high = words.partition("-")
+    return f"≤ {high} words" if low == "1" else f"{low}–{high} words"
+
+
+def trained_words(rows: list[dict]) -> str:
+    return " and ".join(sorted({trained_on(r["train_words"]) for r in rows}))
+
+
+def provenance(report: Report, sweep_dir: Path) -> str:
+    """What produced the numbers: the folder, how many encodings, seeds and jobs, the model, its size and
+    training budget, the test sentences and the bootstrap resamples."""
+    whole = [r for r in report.rows if r["bucket"] == ALL]
+    jobs = {job for r in whole for job in r["jobs"].split()}
+    sentences = {r.get("test_set"): r["sentences"] for r in whole}
+    tests = ", ".join(f"{number(sentences[name])} sentences of `{name}`" for name in test_set_names(report))
+    unfinished = f", {len(report.unfinished)} unfinished left out" if report.unfinished else ""
+    models = ", ".join(sorted({str(r["model"]) for r in whole}))
+    seeds = span([r["seeds"] for r in whole])
+    seeds += " seed" if seeds == "1" else " seeds"
+    samples = report.rules.samples
+    return (f"`{sweep_dir}`: {len({r['setting'] for r in whole})} encodings × {seeds}, {len(jobs)} finished jobs"
+            f"{unfinished}; model {models}, {span([r['parameters'] for r in whole])}"
+            f" parameters, {span([r['steps'] for r in whole])} steps and {span([r['train_minutes'] for r in whole], 1)}"
+            f" training minutes per job, trained on {trained_words(whole)}; tested on {tests}; "
+            + (f"intervals from {samples:,} bootstrap resamples" if samples else "no bootstrap intervals or tests"))
+
+
+def ranked(rows: list[dict]) -> list[dict]:
+    """Highest BLEU first; a row without BLEU last; ties by name, so the order never depends on the input's."""
+    return sorted(rows, key=lambda r: (r["bleu"] is None, -(r["bleu"] or 0.0), r["setting"]))
+
+
+def ranks(rows: list[dict]) -> list[str]:
+    """Competition ranks of rows already ranked: equal BLEU, equal rank ("1, 2, 2, 4")."""
+    return [str(1 + sum(other["bleu"] is not None and r["bleu"] is not None and other["bleu"] > r["bleu"]
+                        for other in rows)) if r["bleu"] is not None else "–" for r in rows]
+
+
+def in_ranked_order(report: Report, test_set: str) -> Report:
+    """The report's rows of one test set, settings in the order of their whole-split BLEU (pivot keeps the rows'
+    order), buckets in their own order within each setting."""
+    rows = [r for r in report.rows if r.get("test_set") == test_set]
+    order = {r["setting"]: i for i, r in enumerate(ranked([r for r in rows if r["bucket"] == ALL]))}
+    return dataclasses.replace(report, rows=sorted(rows, key=lambda r: order[r["setting"]]))
+
+
+def ranking_table(rows: list[dict]) -> list[str]:
+    """One line per encoding of one test set and training group (`rows`: their whole-split rows)."""
+    rows = ranked(rows)
+    header = ["rank", "encoding", "seeds", "BLEU", "Δ BLEU vs baseline", "chrF", "parameters", "steps",
+              "target tokens/s", "train minutes"]
+    return markdown_table(
+        header, [[rank, r["setting"], str(r["seeds"]), score_cell(r, "bleu"), comparison_cell(r, "bleu"),
+                  score_cell(r, "chrf"), number(r["parameters"]), number(r["steps"], 0),
+                  number(r["target_tokens_per_s"], 0), number(r["train_minutes"], 1)]
+                 for rank, r in zip(ranks(rows), rows)],
+        ["--:", "---"] + ["--:"] * (len(header) - 2))
+
+
+def per_test_set_and_group(report: Report, rows: list[dict],
+                           table: Callable[[list[dict]], list[str]]) -> list[str]:
+    """`table` of the rows of each test set and training group, under a `###` title naming them where there are
+    several (the encodings sweep has one of each)."""
+    names = test_set_names(report)
+    lines = []
+    for name in names:
+        of_set = [r for r in rows if r.get("test_set") == name]
+        for group in sorted({r["group"] for r in of_set}):
+            title = ", ".join(filter(None, [f"`{name}`" if len(names) > 1 else "", group]))
+            lines += ([f"### {title}", ""] if title else []) + table([r for r in of_set if r["group"] == group])
+            lines.append("")
+    return lines
+
+
+def ranking_section(report: Report) -> list[str]:
+    intro = ("Ranked by the whole test split's BLEU (the point estimate: where two intervals overlap the order "
+             f"between them is not shown). Δ: against the baseline ({report.baseline or 'none'}) trained the same "
+             "way with the same seed, on the same sentences; the baseline's own Δ is –.")
+    return [intro, ""] + per_test_set_and_group(report, [r for r in report.rows if r["bucket"] == ALL], ranking_table)
+
+
+def by_length_section(report: Report) -> list[str]:
+    """`## BLEU by length` per test set and training group, the encodings in ranked order."""
+    names = test_set_names(report)
+    lines = []
+    for name in names:
+        title = "BLEU by length" + (f" (`{name}`)" if len(names) > 1 else "")
+        lines += pivot(in_ranked_order(report, name), lambda r: score_cell(r, "bleu"), title, name)
+    return lines or ["## BLEU by length", "", "No job has a by_length report in its metrics.json: whole-split scores "
+                     "only.", ""]
+
+
+def bucket_ranking_table(rows: list[dict], min_bucket: int) -> list[str]:
+    """Buckets as columns, ranks as lines: the encoding at that rank in that bucket and its BLEU."""
+    buckets: dict[str, list[dict]] = {}
+    for r in sorted(rows, key=lambda r: (r["low"] is None, r["low"] or 0)):
+        if r["bleu"] is not None:
+            buckets.setdefault(r["bucket"], []).append(r)
+    columns = [ranked(cells) for cells in buckets.values()]
+    header = ["rank"] + [(f"{LENGTH_LABELS[cells[0]['lengths']]}: " if cells[0].get("lengths") else "")
+                         + bucket_header(cells[0], min_bucket) for cells in columns]
+    lines = []
+    for line in range(max(map(len, columns), default=0)):
+        lines.append([str(line + 1)] + [f"{cells[line]['setting']} {score_cell(cells[line], 'bleu')}"
+                                        if line < len(cells) else "–" for cells in columns])
+    return markdown_table(header, lines, ["--:"] + ["---"] * len(columns))
+
+
+def extrapolation_section(report: Report, sweep_dir: Path, assets: Path, link: str) -> list[str]:
+    words = trained_words([r for r in report.rows if r["bucket"] == ALL])
+    lines = [f"## Length extrapolation: trained on {words}", "",
+             f"From `{sweep_dir}` (its size and budget: see the top of the page). Every encoding is trained on "
+             f"{words} only and tested on every length bucket; the buckets beyond the training lengths show how it "
+             "extrapolates. Per bucket, the encodings from the highest BLEU down (ties by name); a bucket marked "
+             "`too few` decides nothing.", ""]
+    buckets = [r for r in report.rows if r["bucket"] != ALL]
+    lines += per_test_set_and_group(report, buckets, lambda rows: bucket_ranking_table(rows, report.rules.min_bucket))
+    if not buckets:
+        lines += ["No job has a by_length report in its metrics.json: no ranking per bucket.", ""]
+    return lines + pictures(sweep_dir / "report", assets, link, "extrapolation_")
+
+
+def pictures(report_dir: Path, assets: Path, link: str, prefix: str = "") -> list[str]:
+    """Copies the report's pictures into `assets` (named prefix + name, so two sweeps' pictures never collide) and
+    links them."""
+    lines = []
+    for name, alt in REPORT_PICTURES:
+        source = report_dir / name
+        if source.exists():
+            shutil.copyfile(source, assets / f"{prefix}{name}")
+            lines += [f"![{alt}]({link}/{prefix}{name})", ""]
+    return lines
+
+
+def notes(report: Report, sweep_dir: Path) -> list[str]:
+    return [f"- `{sweep_dir}`: unfinished: {job}" for job in report.unfinished] + [
+        f"- `{sweep_dir}`: {note}" for note in report.notes]
+
+
+def encodings_markdown(report: Report, sweep_dir: Path, assets: Path, link: str,
+                       extrapolation: Optional[tuple[Report, Path]] = None) -> str:
+    lines = ["# Positional encodings compared", "",
+             f"Generated by `scripts/write_encodings_results.py` from {provenance(report, sweep_dir)}."
+             + (f" Length extrapolation from {provenance(*extrapolation)}." if extrapolation else ""), "",
+             "## Ranking on the whole test split", ""]
+    lines += ranking_section(report)
+    lines += by_length_section(report)
+    plots = pictures(sweep_dir / "report", assets, link)
+    lines += (["## Plots", ""] + plots) if plots else []
+    if extrapolation:
+        lines += extrapolation_section(*extrapolation, assets, link)
+    lines += ["## How to read the numbers", ""] + reading_rules(report) + [""]
+    more = notes(report, sweep_dir) + (notes(*extrapolation) if extrapolation else [])
+    if more:
+        lines += ["## Notes", ""] + more + [""]
+    return "\n".join(lines)
+
+
+def write_encodings_page(sweep_dir: Path, out: Path, extrapolation_dir: Optional[Path] = None) -> Path:
+    """Writes `out` (e.g. docs/encodings_results.md) and its pictures into a folder beside it named after it. Both
+    reports are read (or built) before anything is written, so a bad folder leaves the old page as it was."""
+    sweep_dir, out = Path(sweep_dir), Path(out)
+    report = load_report(sweep_dir)
+    extrapolation = (load_report(Path(extrapolation_dir)), Path(extrapolation_dir)) if extrapolation_dir else None
+    assets = out.with_suffix("")
+    assets.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(out, encodings_markdown(report, sweep_dir, assets, assets.name, extrapolation))
+    return out
