@@ -12,6 +12,8 @@ SWEEP       ?= encodings
 comma       := ,
 SWEEP_DIR   ?= sweeps/$(subst $(comma),+,$(SWEEP))
 JOBS        ?=
+# pytest processes (pytest-xdist): the tests run torch on one thread each, so one per core; a file's tests stay together.
+TEST_WORKERS ?= auto
 STAMP       := $(VENV)/.installed
 
 .PHONY: setup train test test-fast sweep repro browser train-ddp bench bench-decode bench-quality bench-gpu clean
@@ -29,10 +31,10 @@ train: setup
 	$(PY) -m translate.train $(ARGS)
 
 test: setup browser
-	$(PY) -m pytest -q $(ARGS)
+	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile $(ARGS)
 
 test-fast: setup
-	$(PY) -m pytest -q -m "not slow" $(ARGS)
+	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile -m "not slow" $(ARGS)
 
 # Headless Chromium for the TensorBoard browser test: Debian packages, installed only when missing (root or sudo).
 browser:

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from test_report_aggregate import make_job, perfect, references  # noqa: F401  (references: a fixture)
-from test_results_runs import load_script
+from test_collect_runs import load_script
 from translate.analysis.sweep import build_report
 from translate.analysis.sweep.encodings_page import REPORT_PICTURES, ranks, trained_on
 from translate.analysis.sweep.results_page import load_report
@@ -170,3 +170,14 @@ def test_equal_bleu_shares_a_rank_and_training_lengths_read_as_words():
     assert [trained_on(w) for w in ("1-10", "11-17", "5+", "all")] == [
         "≤ 10 words", "11–17 words", "≥ 5 words", "every length"]
 
+
+
+def test_a_page_empties_its_picture_folder_of_older_pictures_and_keeps_other_files(tmp_path):
+    from translate.analysis.sweep.results_page import fresh_assets
+
+    assets = tmp_path / "docs" / "results"
+    (assets / "runs").mkdir(parents=True)
+    (assets / "attention_of_an_older_page.png").write_bytes(b"png")
+    (assets / "runs" / "metrics.json").write_text("{}")
+    assert fresh_assets(tmp_path / "docs" / "results.md") == assets
+    assert not list(assets.glob("*.png")) and (assets / "runs" / "metrics.json").exists()

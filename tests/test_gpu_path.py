@@ -155,13 +155,13 @@ def test_sigterm_during_a_slow_step_stops_within_10_s(tiny_config, tiny_data, tm
 
 @pytest.mark.slow
 def test_bench_gpu_quick_runs_and_writes_json_and_markdown(tmp_path):
-    out = subprocess.run([sys.executable, str(ROOT / "scripts" / "bench_gpu.py"), "--quick", "--out", str(tmp_path)],
-                         cwd=ROOT, capture_output=True, text=True, timeout=600)
+    out = subprocess.run([sys.executable, str(ROOT / "scripts" / "bench_gpu.py"), "--quick", "--encodings", "sinusoidal",
+                          "t5", "--out", str(tmp_path)], cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stderr[-3000:]
     import json
     results = json.loads((tmp_path / "bench_gpu.json").read_text())
     assert results["device"] and results["matmul_peak_tflops"] > 0
-    assert {r["encoding"] for r in results["train"]} == {"sinusoidal", "rope", "t5", "shaw"}
+    assert {r["encoding"] for r in results["train"]} == {"sinusoidal", "t5"}  # a table and a bias: both paths
     assert all(r["target_tokens_per_s"] > 0 and 0 < r["mfu"] < 1 for r in results["train"])
     assert {r["search"] for r in results["decode"]} == {"greedy", "beam4"}
     assert results["device"] in (tmp_path / "bench_gpu.md").read_text()

@@ -10,7 +10,7 @@ from typing import Callable, Optional
 
 from translate.analysis.sweep.aggregate import ALL, Report
 from translate.analysis.sweep.plots import LEARNING_CURVES, LENGTH_CURVE, PLOTS
-from translate.analysis.sweep.results_page import load_report
+from translate.analysis.sweep.results_page import fresh_assets, load_report
 from translate.analysis.sweep.tables import (LENGTH_LABELS, bucket_header, comparison_cell, markdown_table, number,
                                              pivot, reading_rules, score_cell, test_set_names)
 from translate.io import atomic_write_text
@@ -201,7 +201,6 @@ def write_encodings_page(sweep_dir: Path, out: Path, extrapolation_dir: Optional
     sweep_dir, out = Path(sweep_dir), Path(out)
     report = load_report(sweep_dir)
     extrapolation = (load_report(Path(extrapolation_dir)), Path(extrapolation_dir)) if extrapolation_dir else None
-    assets = out.with_suffix("")
-    assets.mkdir(parents=True, exist_ok=True)
+    assets = fresh_assets(out)
     atomic_write_text(out, encodings_markdown(report, sweep_dir, assets, assets.name, extrapolation))
     return out

@@ -128,11 +128,20 @@ def results_markdown(report: Report, sweep_dir: Path, assets: Path, link: str) -
     return "\n".join(lines)
 
 
+def fresh_assets(page: Path) -> Path:
+    """The folder of a page's pictures, named after the page (docs/results.md -> docs/results/), emptied of the
+    pictures of an older version of the page (other files there, e.g. committed runs, stay)."""
+    assets = page.with_suffix("")
+    assets.mkdir(parents=True, exist_ok=True)
+    for old in assets.glob("*.png"):
+        old.unlink()
+    return assets
+
+
 def write_results_page(sweep_dir: Path, out: Path) -> Path:
     """Writes `out` (e.g. docs/results.md) and its pictures into a folder beside it named after it."""
     sweep_dir, out = Path(sweep_dir), Path(out)
     report = load_report(sweep_dir)
-    assets = out.with_suffix("")
-    assets.mkdir(parents=True, exist_ok=True)
+    assets = fresh_assets(out)
     atomic_write_text(out, results_markdown(report, sweep_dir, assets, assets.name))
     return out
