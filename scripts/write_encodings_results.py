@@ -16,7 +16,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's package, whatever is installed
 
 from translate.analysis.sweep.encodings_page import write_encodings_page  # noqa: E402
-from translate.analysis.sweep.jobs import SweepError  # noqa: E402
+from translate.analysis.sweep.results_page import page_command  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -28,13 +28,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="the page to write; its pictures go to a folder of the same name "
                              "(docs/encodings_results/)")
     args = parser.parse_args(argv)
-    try:
-        out = write_encodings_page(args.sweep_dir, args.out, args.extrapolation)
-    except SweepError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
-    print(f"wrote {out} and {out.with_suffix('')}/")
-    return 0
+    return page_command(lambda: write_encodings_page(args.sweep_dir, args.out, args.extrapolation))
 
 
 if __name__ == "__main__":

@@ -13,8 +13,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's package, whatever is installed
 
-from translate.analysis.sweep.jobs import SweepError  # noqa: E402
-from translate.analysis.sweep.results_page import write_results_page  # noqa: E402
+from translate.analysis.sweep.results_page import page_command, write_results_page  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -23,13 +22,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=Path("docs/results.md"),
                         help="the page to write; its pictures go to a folder of the same name (docs/results/)")
     args = parser.parse_args(argv)
-    try:
-        out = write_results_page(args.sweep_dir, args.out)
-    except SweepError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
-    print(f"wrote {out} and {out.with_suffix('')}/")
-    return 0
+    return page_command(lambda: write_results_page(args.sweep_dir, args.out))
 
 
 if __name__ == "__main__":

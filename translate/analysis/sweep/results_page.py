@@ -5,11 +5,14 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import sys
 from pathlib import Path
+from typing import Callable
 
 from translate.analysis.sweep import build_report
 from translate.analysis.sweep.aggregate import ALL, Report, Rules
 from translate.analysis.sweep.attention_images import cross_attention_images, pick_examples
+from translate.analysis.sweep.jobs import SweepError
 from translate.analysis.sweep.claims import check_claims, is_nope, is_sinusoidal, thresholds
 from translate.analysis.sweep.plots import LEARNING_CURVES, PLOTS
 from translate.analysis.sweep.tables import (alignment_cell, comparison_cell, number, pivot, reading_rules, score_cell,
@@ -126,6 +129,17 @@ def results_markdown(report: Report, sweep_dir: Path, assets: Path, link: str) -
         lines += ["## Notes", ""] + [f"- unfinished: {j}" for j in report.unfinished] + [
             f"- {n}" for n in report.notes] + [""]
     return "\n".join(lines)
+
+
+def page_command(write: Callable[[], Path]) -> int:
+    """A page script's ending: write the page, say where it went; a sweep that cannot make one is exit code 2."""
+    try:
+        out = write()
+    except SweepError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    print(f"wrote {out} and {out.with_suffix('')}/")
+    return 0
 
 
 def fresh_assets(page: Path) -> Path:
