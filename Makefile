@@ -12,8 +12,9 @@ SWEEP       ?= encodings
 comma       := ,
 SWEEP_DIR   ?= sweeps/$(subst $(comma),+,$(SWEEP))
 JOBS        ?=
-# pytest processes (pytest-xdist): the tests run torch on one thread each, so one per core; a file's tests stay together.
-TEST_WORKERS ?= auto
+# pytest processes (pytest-xdist): the tests run torch on one thread each, so one per core of the 2-core machines we
+# test on (more where there are more: TEST_WORKERS=8); a file's tests stay on one worker.
+TEST_WORKERS ?= 2
 STAMP       := $(VENV)/.installed
 
 .PHONY: setup train test test-fast sweep repro browser train-ddp bench bench-decode bench-quality bench-gpu clean
