@@ -45,3 +45,19 @@ def pick_examples(images: list[AttentionImage]) -> list[AttentionImage]:
     fixed = sorted((i for i in images if i.bucket == "fixed"), key=lambda i: i.probe)[:1]
     tested = sorted((i for i in images if i.bucket != "fixed"), key=lambda i: (-bucket_low(i.bucket), i.probe))[:1]
     return fixed + tested
+
+
+def write_attention_images(tb_dir: Path, images: list[AttentionImage]) -> None:
+    """A TensorBoard log holding only `images`, byte for byte (PNG bytes are not re-encoded), at their own steps and
+    tags: what cross_attention_images reads back, without the rest of a run's log."""
+    import struct
+
+    from tensorboard.compat.proto.summary_pb2 import Summary
+    from torch.utils.tensorboard.writer import FileWriter
+
+    writer = FileWriter(str(tb_dir))
+    for image in images:
+        width, height = struct.unpack(">II", image.png[16:24])  # the PNG header's IHDR chunk
+        picture = Summary.Image(height=height, width=width, colorspace=3, encoded_image_string=image.png)
+        writer.add_summary(Summary(value=[Summary.Value(tag=image.tag, image=picture)]), image.step)
+    writer.close()
