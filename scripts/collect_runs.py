@@ -20,18 +20,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's 
 
 from translate.analysis.sweep.attention_images import (cross_attention_images, pick_examples,  # noqa: E402
                                                        write_attention_images)
+from translate.analysis.sweep.jobs import Job, SweepError, find_jobs  # noqa: E402
 
 CHECKPOINT_SUFFIXES = (".pt", ".tmp")  # last.pt, best.pt, last.prev.pt and partial writes: large, not read by reports
-
-
-def finished_jobs(sweep_dir: Path) -> list[Path]:
-    return sorted(p.parent for p in sweep_dir.rglob("metrics.json") if (p.parent / "config.yaml").exists()
-                  and "report" not in p.relative_to(sweep_dir).parts)
-
-
-def unfinished_jobs(sweep_dir: Path) -> list[Path]:
-    return sorted(p.parent for p in sweep_dir.rglob("config.yaml")
-                  if not (p.parent / "metrics.json").exists() and p.parent.name != ".hydra")
 
 
 def left_out(whole_tb: bool):
@@ -40,10 +31,11 @@ def left_out(whole_tb: bool):
     return names_to_skip
 
 
-def collect(sweep_dir: Path, dest: Path, whole_tb: bool = False) -> list[Path]:
-    """Copies each finished job of `sweep_dir` to the same relative folder under `dest`; returns the copies."""
+def collect(sweep_dir: Path, jobs: list[Job], dest: Path, whole_tb: bool = False) -> list[Path]:
+    """Copies each finished job of `jobs` (found in `sweep_dir`) to the same relative folder under `dest`; returns the
+    copies."""
     copies = []
-    for job in finished_jobs(sweep_dir):
+    for job in (j.path for j in jobs if j.finished):
         target = dest / job.relative_to(sweep_dir)
         staging = target.with_name(target.name + ".collecting")
         shutil.rmtree(staging, ignore_errors=True)
@@ -62,15 +54,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("dest", type=Path, help="where the job folders go, e.g. docs/results/runs/seed_repro_cpu")
     parser.add_argument("--whole-tb", action="store_true", help="copy each job's whole TensorBoard log")
     args = parser.parse_args(argv)
-    if not args.sweep_dir.is_dir():
-        print(f"error: sweep_dir={args.sweep_dir} is not a folder", file=sys.stderr)
+    try:
+        jobs = find_jobs(args.sweep_dir)
+    except SweepError as error:
+        print(f"error: {error}", file=sys.stderr)
         return 2
-    copies = collect(args.sweep_dir, args.dest, args.whole_tb)
+    copies = collect(args.sweep_dir, jobs, args.dest, args.whole_tb)
     size = sum(f.stat().st_size for c in copies for f in c.rglob("*") if f.is_file())
     print(f"collected {len(copies)} finished jobs into {args.dest} ({size / 2**20:.1f} MiB)")
-    for job in unfinished_jobs(args.sweep_dir):
-        print(f"left out (unfinished, no metrics.json): {job}")
-    return 0 if copies else 2
+    for job in jobs:
+        if not job.finished:
+            print(f"left out (unfinished, no metrics.json): {job.path}")
+    return 0
 
 
 if __name__ == "__main__":

@@ -73,6 +73,9 @@ def test_collect_can_keep_the_whole_tensorboard_log(tmp_path):
     assert [f.read_bytes() for f in copy] == [f.read_bytes() for f in source]
 
 
-def test_collect_refuses_a_missing_sweep_folder(tmp_path, capsys):
+def test_collect_refuses_a_missing_folder_and_a_sweep_without_a_finished_job(tmp_path, capsys):
     assert load_script("collect_runs").main([str(tmp_path / "nowhere"), str(tmp_path / "dest")]) == 2
-    assert "sweep_dir=" in capsys.readouterr().err
+    assert f"sweep folder {tmp_path / 'nowhere'} does not exist" in capsys.readouterr().err
+    make_job(tmp_path / "sweep" / "a_seed1", finished=False)
+    assert load_script("collect_runs").main([str(tmp_path / "sweep"), str(tmp_path / "dest")]) == 2
+    assert "no finished job" in capsys.readouterr().err and not (tmp_path / "dest").exists()
