@@ -64,6 +64,7 @@ def test_sweep_resumes_then_reports(tmp_path, cache_dir):
     assert written.returncode == 0, written.stderr[-3000:]
     text = page.read_text()
     assert "## What the numbers say" in text and "(c) With PE" in text
+    assert "(2 jobs," in text  # each job once, though each is scored on two test sets
     assert "One seed per setting" in text  # single-seed verdicts say that seed variance is not measured
     assert (page.with_suffix("") / "bleu_by_length.png").exists()
     # the page is a function of the run folders' small files (metrics.json, hypotheses, TensorBoard images): with the
