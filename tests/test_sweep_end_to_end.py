@@ -65,6 +65,9 @@ def test_sweep_resumes_then_reports(tmp_path, cache_dir):
     text = page.read_text()
     assert "## What the numbers say" in text and "(c) With PE" in text
     assert "(2 jobs," in text  # each job once, though each is scored on two test sets
+    # verdicts and tables read one test set at a time: a bucket of two test sets holds different sentences
+    assert "### On `test` (60 sentences)" in text and "### On `multi30k_flickr2016` (60 sentences)" in text
+    assert "### Whole test set on `multi30k_flickr2016`" in text
     assert "One seed per setting" in text  # single-seed verdicts say that seed variance is not measured
     assert (page.with_suffix("") / "bleu_by_length.png").exists()
     # the page is a function of the run folders' small files (metrics.json, hypotheses, TensorBoard images): with the
