@@ -51,7 +51,7 @@ sweep: setup
 	  $(if $(JOBS),hydra.launcher.n_jobs=$(JOBS)) $(ARGS); status=$$?; \
 	  $(PY) -m translate.report $(SWEEP_DIR); exit $$status
 
-# The source notes' experiment sized for 2 CPU cores, about 2 hours (nohup make repro > repro.log 2>&1 &); ends with
+# The source notes' experiment sized for 2 CPU cores, about 3 hours (nohup make repro > repro.log 2>&1 &); ends with
 # sweeps/seed_repro_cpu/report/, the jobs' small files in docs/results/runs/seed_repro_cpu/ and docs/results.md.
 REPRO_RUNS  := docs/results/runs/seed_repro_cpu
 repro: setup
