@@ -10,7 +10,7 @@ from typing import Callable, Optional
 
 from translate.analysis.sweep.aggregate import ALL, Report
 from translate.analysis.sweep.plots import LEARNING_CURVES, LENGTH_CURVE, PLOTS
-from translate.analysis.sweep.results_page import fresh_assets, load_report
+from translate.analysis.sweep.results_page import fresh_assets, load_report, of_test_set
 from translate.analysis.sweep.tables import (LENGTH_LABELS, bucket_header, comparison_cell, markdown_table, number,
                                              pivot, reading_rules, score_cell, test_set_names)
 from translate.io import atomic_write_text
@@ -78,7 +78,7 @@ def ranks(rows: list[dict]) -> list[str]:
 def in_ranked_order(report: Report, test_set: str) -> Report:
     """The report's rows of one test set, settings in the order of their whole-split BLEU (pivot keeps the rows'
     order), buckets in their own order within each setting."""
-    rows = [r for r in report.rows if r.get("test_set") == test_set]
+    rows = of_test_set(report, test_set).rows
     order = {r["setting"]: i for i, r in enumerate(ranked([r for r in rows if r["bucket"] == ALL]))}
     return dataclasses.replace(report, rows=sorted(rows, key=lambda r: order[r["setting"]]))
 
