@@ -1,5 +1,5 @@
-"""docs/results.md rests on runs committed under docs/results/runs/ (small files only: no checkpoints), and
-scripts/write_results.py writes the page again from them byte for byte."""
+"""The results pages rest on runs committed under docs/results/runs/ (small files only: no checkpoints), and their
+scripts write each page again from those runs byte for byte."""
 from __future__ import annotations
 
 import re
@@ -11,32 +11,41 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-RUNS = Path("docs/results/runs/seed_repro_cpu")  # relative: the page names the folder it was written from
+
+# (committed runs, the script that writes the page, the page). The runs' folder is relative: the page names it.
+PAGES = [
+    (Path("docs/results/runs/seed_repro_cpu"), "write_results.py", Path("docs/results.md")),
+]
+IDS = [page.stem for _, _, page in PAGES]
 
 
-def committed_files() -> list[Path]:
-    return [f for f in (ROOT / RUNS).rglob("*") if f.is_file() and "report" not in f.relative_to(ROOT / RUNS).parts]
+def committed_files(runs: Path) -> list[Path]:
+    return [f for f in (ROOT / runs).rglob("*") if f.is_file() and "report" not in f.relative_to(ROOT / runs).parts]
 
 
-def test_the_page_counts_the_committed_runs_which_hold_small_files_only():
-    files = committed_files()
+@pytest.mark.parametrize("runs, script, page", PAGES, ids=IDS)
+def test_the_page_counts_the_committed_runs_which_hold_small_files_only(runs, script, page):
+    files = committed_files(runs)
     jobs = [f.parent for f in files if f.name == "metrics.json"]
     assert jobs and not [f for f in files if f.suffix in (".pt", ".tmp")]
     assert sum(f.stat().st_size for f in files) < 10 * 2**20
-    page = (ROOT / "docs" / "results.md").read_text()
-    assert f"from `{RUNS}` ({len(jobs)} jobs," in page
+    text = (ROOT / page).read_text()
+    assert f"`{runs}`" in text
+    assert re.search(rf"\b{len(jobs)} (finished )?jobs\b", text), f"{page} does not count {len(jobs)} jobs"
 
 
 @pytest.mark.slow
-def test_results_page_is_written_again_byte_for_byte_from_the_committed_runs(tmp_path):
+@pytest.mark.parametrize("runs, script, page", PAGES, ids=IDS)
+def test_page_is_written_again_byte_for_byte_from_the_committed_runs(runs, script, page, tmp_path):
     """With the sweep report rebuilt from the runs' metrics.json, hypotheses and attention pictures (and the test sets
     read again from the corpus), the page and its pictures come out the same."""
-    shutil.copytree(ROOT / RUNS, tmp_path / RUNS, ignore=shutil.ignore_patterns("report"))
-    written = subprocess.run([sys.executable, str(ROOT / "scripts" / "write_results.py"), str(RUNS),
-                              "--out", "docs/results.md"], cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    shutil.copytree(ROOT / runs, tmp_path / runs, ignore=shutil.ignore_patterns("report"))
+    written = subprocess.run([sys.executable, str(ROOT / "scripts" / script), str(runs), "--out", str(page)],
+                             cwd=tmp_path, capture_output=True, text=True, timeout=600)
     assert written.returncode == 0, written.stderr[-3000:]
-    assert (tmp_path / "docs" / "results.md").read_text() == (ROOT / "docs" / "results.md").read_text()
-    assert (tmp_path / "docs" / "results.md").read_bytes() == (ROOT / "docs" / "results.md").read_bytes()
-    linked = set(re.findall(r"\]\(results/([^)]+\.png)\)", (ROOT / "docs" / "results.md").read_text()))
-    assert linked and linked == {p.name for p in (tmp_path / "docs" / "results").glob("*.png")}
-    assert all((ROOT / "docs" / "results" / name).exists() for name in linked)
+    assert (tmp_path / page).read_text() == (ROOT / page).read_text()
+    assert (tmp_path / page).read_bytes() == (ROOT / page).read_bytes()
+    assets = page.with_suffix("")  # the page's pictures: docs/results/ beside docs/results.md
+    linked = set(re.findall(rf"\]\({assets.name}/([^)]+\.png)\)", (ROOT / page).read_text()))
+    assert linked and linked == {p.name for p in (tmp_path / assets).glob("*.png")}
+    assert all((ROOT / assets / name).exists() for name in linked)
