@@ -17,7 +17,7 @@ JOBS        ?=
 TEST_WORKERS ?= 2
 STAMP       := $(VENV)/.installed
 
-.PHONY: setup train test test-fast sweep repro browser train-ddp bench bench-decode bench-quality bench-gpu clean
+.PHONY: setup train test test-fast sweep repro encodings-page browser train-ddp bench bench-decode bench-quality bench-gpu clean
 
 setup: $(STAMP)
 
@@ -58,6 +58,13 @@ repro: setup
 	$(MAKE) sweep SWEEP=seed_repro_cpu SWEEP_DIR=sweeps/seed_repro_cpu
 	$(PY) scripts/collect_runs.py sweeps/seed_repro_cpu $(REPRO_RUNS)
 	$(PY) scripts/write_results.py $(REPRO_RUNS) --out docs/results.md
+
+# docs/encodings_results.md from sweeps/encodings: its finished jobs' small files (no checkpoints) are copied into
+# ENCODINGS_RUNS first (pieces and later runs add up), and the page is written from there.
+ENCODINGS_RUNS ?= docs/results/runs/encodings_cpu
+encodings-page: setup
+	$(PY) scripts/collect_runs.py sweeps/encodings $(ENCODINGS_RUNS)
+	$(PY) scripts/write_encodings_results.py $(ENCODINGS_RUNS) --out docs/encodings_results.md
 
 train-ddp: setup
 	$(VENV)/bin/torchrun --standalone --nproc_per_node=$(NPROC) -m translate.train $(ARGS)
