@@ -5,6 +5,7 @@ words, none those of more than 5."""
 from __future__ import annotations
 
 import importlib
+import os
 import re
 import shutil
 from pathlib import Path
@@ -181,3 +182,26 @@ def test_a_page_empties_its_picture_folder_of_older_pictures_and_keeps_other_fil
     (assets / "runs" / "metrics.json").write_text("{}")
     assert fresh_assets(tmp_path / "docs" / "results.md") == assets
     assert not list(assets.glob("*.png")) and (assets / "runs" / "metrics.json").exists()
+
+
+def test_a_stale_report_is_written_again_with_its_rules_before_a_page_reads_it(tmp_path, references):  # noqa: F811
+    """Jobs collected into a folder after its report was built, or run again since, are on the next page; the
+    rebuilt report keeps the rules (here: 50 bootstrap samples, not the default) it was built with."""
+    sweep = tmp_path / "encodings"
+    make_job(sweep / "sinusoidal_none_seed1", "sinusoidal", 1, ("null", "null"), broken_from(references, 10),
+             references, 0.5)
+    build_report(sweep, samples=SAMPLES, hparams=False)
+    assert {r["setting"] for r in load_report(sweep).rows} == {"sinusoidal"}
+
+    make_job(sweep / "rope_none_seed1", "rope", 1, ("null", "null"), perfect(references), references, 0.5)
+    report = load_report(sweep)
+    assert {r["setting"] for r in report.rows} == {"sinusoidal", "rope"}
+    assert report.rules.samples == SAMPLES
+
+    report_json = sweep / "report" / "report.json"
+    built = report_json.stat().st_mtime
+    assert load_report(sweep).rows == report.rows and report_json.stat().st_mtime == built  # fresh: read, not built
+    rerun = sweep / "rope_none_seed1" / "metrics.json"
+    os.utime(rerun, (built + 10, built + 10))
+    load_report(sweep)
+    assert report_json.stat().st_mtime > built

@@ -21,12 +21,34 @@ from translate.analysis.sweep.tables import (alignment_cell, comparison_cell, nu
 from translate.io import atomic_write, atomic_write_text
 
 
+def finished_runs(sweep_dir: Path) -> list[Path]:
+    """The metrics.json of every finished job under `sweep_dir` (hidden folders and the report left out)."""
+    return [p for p in sweep_dir.rglob("metrics.json") if p.relative_to(sweep_dir).parts[0] != "report"
+            and not any(part.startswith(".") for part in p.relative_to(sweep_dir).parts)]
+
+
+def is_stale(data: dict, path: Path, sweep_dir: Path) -> bool:
+    """A report that does not hold exactly the finished jobs there are now (jobs collected or finished since it
+    was written), or is older than one of their metrics.json files (a job run again)."""
+    recorded = {job for row in data["rows"] for job in row["jobs"].split()}
+    runs = finished_runs(sweep_dir)
+    written = path.stat().st_mtime
+    return ({p.parent.relative_to(sweep_dir).as_posix() for p in runs} != recorded
+            or any(p.stat().st_mtime > written for p in runs))
+
+
 def load_report(sweep_dir: Path) -> Report:
-    """The sweep's report.json, written first when the sweep has no report yet."""
+    """The sweep's report.json, written first when the sweep has none yet, and written again, with the rules and
+    baseline it had, when it is stale: a page never shows an older set of jobs than the folder holds."""
     path = sweep_dir / "report" / "report.json"
     if not path.exists():
         build_report(sweep_dir)
     data = json.loads(path.read_text(encoding="utf-8"))
+    if is_stale(data, path, sweep_dir):
+        rules = data.get("rules") or {}
+        build_report(sweep_dir, baseline=data["baseline"], samples=rules.get("samples"),
+                     min_bucket=rules.get("min_bucket"), margin=rules.get("equivalence_margin"))
+        data = json.loads(path.read_text(encoding="utf-8"))
     rules = data.get("rules") or {}
     return Report(rows=data["rows"], unfinished=data["unfinished"], notes=data["notes"], baseline=data["baseline"],
                   rules=Rules(rules.get("samples", 1000), rules.get("min_bucket", Rules.min_bucket),
