@@ -15,6 +15,7 @@ ROOT = Path(__file__).resolve().parents[1]
 # (committed runs, the script that writes the page, the page). The runs' folder is relative: the page names it.
 PAGES = [
     (Path("docs/results/runs/seed_repro_cpu"), "write_results.py", Path("docs/results.md")),
+    (Path("docs/results/runs/encodings_cpu"), "write_encodings_results.py", Path("docs/encodings_results.md")),
 ]
 IDS = [page.stem for _, _, page in PAGES]
 
