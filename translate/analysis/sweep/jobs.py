@@ -100,15 +100,20 @@ def read_job(path: Path, sweep_dir: Path) -> Job:
     return Job(path, flatten(config), metrics, str(path.relative_to(sweep_dir)))
 
 
+def job_folders(sweep_dir: Path) -> list[Path]:
+    """Every run folder under `sweep_dir`: a folder holding a config.yaml, hidden ones such as .hydra skipped, in
+    path order. A job is finished when its folder also holds a metrics.json."""
+    return sorted(p.parent for p in sweep_dir.rglob("config.yaml")
+                  if not any(part.startswith(".") for part in p.relative_to(sweep_dir).parts))
+
+
 def find_jobs(sweep_dir: Path) -> list[Job]:
-    """Every run folder under `sweep_dir` (hidden folders such as .hydra skipped), in path order."""
+    """Every run folder under `sweep_dir` (job_folders), read."""
     sweep_dir = Path(sweep_dir)
     if not sweep_dir.is_dir():
         raise SweepError(f"sweep folder {sweep_dir} does not exist; expected a hydra.sweep.dir such as "
                          f"sweeps/encodings")
-    folders = sorted(p.parent for p in sweep_dir.rglob("config.yaml")
-                     if not any(part.startswith(".") for part in p.relative_to(sweep_dir).parts))
-    jobs = [read_job(folder, sweep_dir) for folder in folders]
+    jobs = [read_job(folder, sweep_dir) for folder in job_folders(sweep_dir)]
     if not any(job.finished for job in jobs):
         raise SweepError(f"no finished job under {sweep_dir}: no run folder there has a metrics.json "
                          f"({len(jobs)} unfinished)")

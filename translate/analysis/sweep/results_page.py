@@ -13,7 +13,7 @@ from typing import Callable
 from translate.analysis.sweep import build_report
 from translate.analysis.sweep.aggregate import ALL, Report, Rules
 from translate.analysis.sweep.attention_images import cross_attention_images, pick_examples
-from translate.analysis.sweep.jobs import SweepError
+from translate.analysis.sweep.jobs import SweepError, job_folders
 from translate.analysis.sweep.claims import check_claims, is_nope, is_sinusoidal, thresholds
 from translate.analysis.sweep.plots import LEARNING_CURVES, PLOTS
 from translate.analysis.sweep.tables import (alignment_cell, comparison_cell, number, pivot, reading_rules, score_cell,
@@ -21,20 +21,14 @@ from translate.analysis.sweep.tables import (alignment_cell, comparison_cell, nu
 from translate.io import atomic_write, atomic_write_text
 
 
-def finished_runs(sweep_dir: Path) -> list[Path]:
-    """The metrics.json of every finished job under `sweep_dir` (hidden folders and the report left out)."""
-    return [p for p in sweep_dir.rglob("metrics.json") if p.relative_to(sweep_dir).parts[0] != "report"
-            and not any(part.startswith(".") for part in p.relative_to(sweep_dir).parts)]
-
-
 def is_stale(data: dict, path: Path, sweep_dir: Path) -> bool:
     """A report that does not hold exactly the finished jobs there are now (jobs collected or finished since it
     was written), or is older than one of their metrics.json files (a job run again)."""
     recorded = {job for row in data["rows"] for job in row["jobs"].split()}
-    runs = finished_runs(sweep_dir)
+    finished = [folder for folder in job_folders(sweep_dir) if (folder / "metrics.json").exists()]
     written = path.stat().st_mtime
-    return ({p.parent.relative_to(sweep_dir).as_posix() for p in runs} != recorded
-            or any(p.stat().st_mtime > written for p in runs))
+    return ({str(folder.relative_to(sweep_dir)) for folder in finished} != recorded  # names as read_job gives them
+            or any((folder / "metrics.json").stat().st_mtime > written for folder in finished))
 
 
 def load_report(sweep_dir: Path) -> Report:
