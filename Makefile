@@ -59,12 +59,17 @@ repro: setup
 	$(PY) scripts/collect_runs.py sweeps/seed_repro_cpu $(REPRO_RUNS)
 	$(PY) scripts/write_results.py $(REPRO_RUNS) --out docs/results.md
 
-# docs/encodings_results.md from sweeps/encodings: its finished jobs' small files (no checkpoints) are copied into
-# ENCODINGS_RUNS first (pieces and later runs add up), and the page is written from there.
-ENCODINGS_RUNS ?= docs/results/runs/encodings_cpu
+# docs/encodings_results.md from sweeps/encodings and sweeps/length_extrapolation: each sweep's finished jobs' small
+# files (no checkpoints) are copied into its runs folder first (pieces and later runs add up; a sweep not run here
+# keeps the runs already committed), and the page is written from the runs folders.
+ENCODINGS_RUNS     ?= docs/results/runs/encodings_cpu
+EXTRAPOLATION_RUNS ?= docs/results/runs/length_extrapolation_cpu
 encodings-page: setup
-	$(PY) scripts/collect_runs.py sweeps/encodings $(ENCODINGS_RUNS)
-	$(PY) scripts/write_encodings_results.py $(ENCODINGS_RUNS) --out docs/encodings_results.md
+	test ! -d sweeps/encodings || $(PY) scripts/collect_runs.py sweeps/encodings $(ENCODINGS_RUNS)
+	test ! -d sweeps/length_extrapolation || \
+	  $(PY) scripts/collect_runs.py sweeps/length_extrapolation $(EXTRAPOLATION_RUNS)
+	$(PY) scripts/write_encodings_results.py $(ENCODINGS_RUNS) --out docs/encodings_results.md \
+	  $$(test ! -d $(EXTRAPOLATION_RUNS) || echo --extrapolation $(EXTRAPOLATION_RUNS))
 
 train-ddp: setup
 	$(VENV)/bin/torchrun --standalone --nproc_per_node=$(NPROC) -m translate.train $(ARGS)
