@@ -133,6 +133,19 @@ def test_the_extrapolation_section_ranks_every_bucket_and_says_what_was_trained(
     assert columns["beyond training lengths: 11-15"][0].startswith("rope 100.00 [")
 
 
+def test_the_extrapolation_section_pairs_each_encoding_with_the_baseline_in_every_bucket(page, sweeps):
+    """Fabricated: sinusoidal breaks past 10 words, none past 5, rope never; so beyond the training lengths rope
+    gains on the baseline, and none loses from 6 words on."""
+    lines = table(section(page.read_text(), "## Length extrapolation: Δ BLEU vs baseline by length (`test`)"))
+    columns = {h.split(" (n=")[0]: dict((line[0], line[i]) for line in lines[1:]) for i, h in enumerate(lines[0])}
+    assert list(columns["setting"]) == ["rope", "sinusoidal", "none"]  # ranked by whole-split BLEU
+    beyond = columns["beyond training lengths: 11-15"]
+    assert beyond["sinusoidal"] == "–"  # the baseline has no Δ
+    assert re.fullmatch(r"\+\d+\.\d\d \[\+\d+\.\d\d, \+\d+\.\d\d\] \(p[ =<].*\)\*?", beyond["rope"])
+    assert columns["trained lengths: 6-10"]["none"].startswith("-")
+    assert columns["trained lengths: 1-5"]["rope"].startswith("+0.00")  # both right on the shortest
+
+
 def test_the_header_states_folders_model_size_budget_seeds_and_jobs(page, sweeps):
     text = page.read_text()
     header = text.splitlines()[2]

@@ -155,7 +155,14 @@ def extrapolation_section(report: Report, sweep_dir: Path, assets: Path, link: s
     buckets = [r for r in report.rows if r["bucket"] != ALL]
     lines += per_test_set_and_group(report, buckets, lambda rows: bucket_ranking_table(rows, report.rules.min_bucket))
     if not buckets:
-        lines += ["No job has a by_length report in its metrics.json: no ranking per bucket.", ""]
+        return lines + ["No job has a by_length report in its metrics.json: no ranking per bucket.", ""] + pictures(
+            sweep_dir / "report", assets, link, "extrapolation_")
+    lines += [f"Paired with the baseline ({report.baseline or 'none'}, trained on the same lengths with the same "
+              "seed) on the same sentences of each bucket: Δ BLEU, its 95% interval and p (* Holm-corrected "
+              "p < 0.05). Overlapping intervals in the ranking above can still hide a clear paired difference.", ""]
+    for name in test_set_names(report):
+        lines += pivot(in_ranked_order(report, name), lambda r: comparison_cell(r, "bleu"),
+                       f"Length extrapolation: Δ BLEU vs baseline by length (`{name}`)", name)
     return lines + pictures(sweep_dir / "report", assets, link, "extrapolation_")
 
 
