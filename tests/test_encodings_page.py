@@ -146,6 +146,17 @@ def test_the_extrapolation_section_pairs_each_encoding_with_the_baseline_in_ever
     assert columns["trained lengths: 1-5"]["rope"].startswith("+0.00")  # both right on the shortest
 
 
+def test_the_extrapolation_section_shows_how_long_the_translations_are_against_the_references(page, sweeps):
+    """Fabricated: past 10 words sinusoidal writes only the reference's first three words, so its output is shorter
+    than the reference there and exactly as long up to 10 words."""
+    lines = table(section(page.read_text(), "## Length extrapolation: output length / reference length (`test`)"))
+    columns = {h.split(" (n=")[0]: dict((line[0], line[i]) for line in lines[1:]) for i, h in enumerate(lines[0])}
+    rows = {(r["setting"], r["bucket"]): r for r in load_report(sweeps[1]).rows if r.get("test_set") == "test"}
+    assert columns["trained lengths: 6-10"]["sinusoidal"] == "1.00" == columns["beyond training lengths: 11-15"]["rope"]
+    assert float(columns["beyond training lengths: 11-15"]["sinusoidal"]) < 0.5
+    assert columns["beyond training lengths: 11-15"]["sinusoidal"] == f"{rows['sinusoidal', '11-15']['length_ratio']:.2f}"
+
+
 def test_the_header_states_folders_model_size_budget_seeds_and_jobs(page, sweeps):
     text = page.read_text()
     header = text.splitlines()[2]

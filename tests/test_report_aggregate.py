@@ -15,6 +15,7 @@ from translate.data.pipeline import load_splits
 from translate.analysis.sweep import build_report
 from translate.cli.report import main as report_main
 from translate.analysis.sweep.aggregate import Baseline
+from translate.analysis.run.bleu_by_length import length_ratio
 from translate.analysis.sweep.jobs import SweepError, find_jobs, group_settings
 from translate.analysis.sweep.significance import Groups, SentenceStats, compare
 
@@ -50,7 +51,8 @@ def fake_metrics(pairs, hyps, encoding, ablation, diagonal, bleu=None) -> dict:
         score = round(BLEU().corpus_score([hyps[i] for i in idx], [[refs[i] for i in idx]]).score, 2) if idx else None
         buckets.append({"bucket": bucket_name(low, high), "low": low, "high": high, "sentences": len(idx),
                         "bleu": score, "chrf": score, "bleu_ci": [score - 1, score + 1] if idx else None,
-                        "chrf_ci": [score - 2, score + 2] if idx else None, "length_ratio": 1.0,
+                        "chrf_ci": [score - 2, score + 2] if idx else None,
+                        "length_ratio": length_ratio([hyps[i] for i in idx], [refs[i] for i in idx]) if idx else None,
                         "diagonal_share": diagonal if idx else None, "attention_entropy": 1.0})
     whole = round(BLEU().corpus_score(hyps, [refs]).score, 2)
     return {"bleu": whole if bleu is None else bleu, "chrf": round(CHRF().corpus_score(hyps, [refs]).score, 2),

@@ -163,7 +163,17 @@ def extrapolation_section(report: Report, sweep_dir: Path, assets: Path, link: s
     for name in test_set_names(report):
         lines += pivot(in_ranked_order(report, name), lambda r: comparison_cell(r, "bleu"),
                        f"Length extrapolation: Δ BLEU vs baseline by length (`{name}`)", name)
+    lines += ["Hypothesis words per reference word in each bucket: below 1 a model stops early (BLEU's brevity "
+              "penalty then dominates), above 1 it runs on or repeats. It tells a model that ends its translation at "
+              "the lengths it was trained on from one that reaches the right length with the wrong words.", ""]
+    for name in test_set_names(report):
+        lines += pivot(in_ranked_order(report, name), length_ratio_cell,
+                       f"Length extrapolation: output length / reference length (`{name}`)", name)
     return lines + pictures(sweep_dir / "report", assets, link, "extrapolation_")
+
+
+def length_ratio_cell(row: dict) -> str:
+    return "–" if row.get("length_ratio") is None else f"{row['length_ratio']:.2f}"
 
 
 def pictures(report_dir: Path, assets: Path, link: str, prefix: str = "") -> list[str]:
