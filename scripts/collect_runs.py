@@ -3,7 +3,7 @@
 the two cross-attention pictures the results page shows (the last of each; --whole-tb keeps the whole log).
 
     python scripts/collect_runs.py sweeps/seed_repro_cpu docs/results/runs/seed_repro_cpu
-    python scripts/collect_runs.py sweeps/seed_repro "$OUT/seed_repro"     # on a GPU machine: bring back small files
+    bash scripts/gpu_piece.sh seed_repro 3/42     # on a lent GPU machine: a piece, collected and packed in one archive
 
 Collecting several pieces of one sweep (e.g. short GPU sessions, each running some of its jobs) into the same
 destination adds them up: a job folder already there is replaced by the newer copy. Unfinished jobs (no metrics.json)

@@ -29,4 +29,4 @@ grep -qxF "/$BUNDLE/" "$EXCLUDE" 2>/dev/null || echo "/$BUNDLE/" >> "$EXCLUDE"
 SHARED=${TRANSLATE_SHARED_DATA:-../shared/data}
 cp -r "$SHARED"/. "$BUNDLE/data/"
 du -sh "$BUNDLE"
-echo "carry: $BUNDLE   first command there: source scripts/gpu_env.sh $BUNDLE"
+echo "carry: $BUNDLE   there: bash scripts/gpu_piece.sh SWEEP K/N ...  (or first: source scripts/gpu_env.sh $BUNDLE)"
