@@ -15,7 +15,7 @@ import pytest
 from test_report_aggregate import make_job, perfect, references  # noqa: F401  (references: a fixture)
 from test_collect_runs import load_script
 from translate.analysis.sweep import build_report
-from translate.analysis.sweep.encodings_page import REPORT_PICTURES, ranks, trained_on
+from translate.analysis.sweep.encodings_page import REPORT_PICTURES, paired_cell, ranks, trained_on
 from translate.analysis.sweep.results_page import load_report
 
 SAMPLES = 50  # bootstrap resamples: enough for intervals and p-values, fast
@@ -144,6 +144,13 @@ def test_the_extrapolation_section_pairs_each_encoding_with_the_baseline_in_ever
     assert re.fullmatch(r"\+\d+\.\d\d \[\+\d+\.\d\d, \+\d+\.\d\d\] \(p[ =<].*\)\*?", beyond["rope"])
     assert columns["trained lengths: 6-10"]["none"].startswith("-")
     assert columns["trained lengths: 1-5"]["rope"].startswith("+0.00")  # both right on the shortest
+
+
+def test_a_bucket_too_small_to_decide_gets_its_delta_but_no_star():
+    row = {"delta_bleu": 1.36, "delta_bleu_low": 1.36, "delta_bleu_high": 1.36, "p_bleu": 0.0001,
+           "p_bleu_holm": 0.001, "decides": True}  # e.g. one sentence: every resample the same
+    assert paired_cell(row) == "+1.36 [+1.36, +1.36] (p < 0.001)*"
+    assert paired_cell({**row, "decides": False}) == "+1.36 [+1.36, +1.36] (p < 0.001)"
 
 
 def test_the_extrapolation_section_shows_how_long_the_translations_are_against_the_references(page, sweeps):

@@ -161,7 +161,7 @@ def extrapolation_section(report: Report, sweep_dir: Path, assets: Path, link: s
               "seed) on the same sentences of each bucket: Δ BLEU, its 95% interval and p (* Holm-corrected "
               "p < 0.05). Overlapping intervals in the ranking above can still hide a clear paired difference.", ""]
     for name in test_set_names(report):
-        lines += pivot(in_ranked_order(report, name), lambda r: comparison_cell(r, "bleu"),
+        lines += pivot(in_ranked_order(report, name), paired_cell,
                        f"Length extrapolation: Δ BLEU vs baseline by length (`{name}`)", name)
     lines += ["Hypothesis words per reference word in each bucket: below 1 a model stops early (BLEU's brevity "
               "penalty then dominates), above 1 it runs on or repeats. It tells a model that ends its translation at "
@@ -170,6 +170,12 @@ def extrapolation_section(report: Report, sweep_dir: Path, assets: Path, link: s
         lines += pivot(in_ranked_order(report, name), length_ratio_cell,
                        f"Length extrapolation: output length / reference length (`{name}`)", name)
     return lines + pictures(sweep_dir / "report", assets, link, "extrapolation_")
+
+
+def paired_cell(row: dict) -> str:
+    """Δ BLEU against the baseline; no star in a bucket too small to decide anything (its header says `too few`)."""
+    cell = comparison_cell(row, "bleu")
+    return cell if row.get("decides", True) else cell.rstrip("*")
 
 
 def length_ratio_cell(row: dict) -> str:
