@@ -12,36 +12,43 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
-# (committed runs, the script that writes the page, the page). The runs' folder is relative: the page names it.
+# (committed runs, the script that writes the page, the page, more runs the page reads: (option, folder) pairs).
+# The runs' folders are relative: the page names them.
 PAGES = [
-    (Path("docs/results/runs/seed_repro_cpu"), "write_results.py", Path("docs/results.md")),
-    (Path("docs/results/runs/encodings_cpu"), "write_encodings_results.py", Path("docs/encodings_results.md")),
+    (Path("docs/results/runs/seed_repro_cpu"), "write_results.py", Path("docs/results.md"), ()),
+    (Path("docs/results/runs/encodings_cpu"), "write_encodings_results.py", Path("docs/encodings_results.md"),
+     (("--extrapolation", Path("docs/results/runs/length_extrapolation_cpu")),)),
 ]
-IDS = [page.stem for _, _, page in PAGES]
+IDS = [page.stem for _, _, page, _ in PAGES]
 
 
 def committed_files(runs: Path) -> list[Path]:
     return [f for f in (ROOT / runs).rglob("*") if f.is_file() and "report" not in f.relative_to(ROOT / runs).parts]
 
 
-@pytest.mark.parametrize("runs, script, page", PAGES, ids=IDS)
-def test_the_page_counts_the_committed_runs_which_hold_small_files_only(runs, script, page):
-    files = committed_files(runs)
-    jobs = [f.parent for f in files if f.name == "metrics.json"]
-    assert jobs and not [f for f in files if f.suffix in (".pt", ".tmp")]
-    assert sum(f.stat().st_size for f in files) < 10 * 2**20
+@pytest.mark.parametrize("runs, script, page, more", PAGES, ids=IDS)
+def test_the_page_counts_the_committed_runs_which_hold_small_files_only(runs, script, page, more):
     text = (ROOT / page).read_text()
-    assert f"`{runs}`" in text
-    assert re.search(rf"\b{len(jobs)} (finished )?jobs\b", text), f"{page} does not count {len(jobs)} jobs"
+    for folder in [runs] + [folder for _, folder in more]:
+        files = committed_files(folder)
+        jobs = [f.parent for f in files if f.name == "metrics.json"]
+        assert jobs and not [f for f in files if f.suffix in (".pt", ".tmp")]
+        assert sum(f.stat().st_size for f in files) < 10 * 2**20
+        assert re.search(rf"`{folder}`[^\n]*?\b{len(jobs)} (finished )?jobs\b", text), \
+            f"{page} does not name {folder} with its {len(jobs)} jobs"
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("runs, script, page", PAGES, ids=IDS)
-def test_page_is_written_again_byte_for_byte_from_the_committed_runs(runs, script, page, tmp_path):
-    """With the sweep report rebuilt from the runs' metrics.json, hypotheses and attention pictures (and the test sets
-    read again from the corpus), the page and its pictures come out the same."""
-    shutil.copytree(ROOT / runs, tmp_path / runs, ignore=shutil.ignore_patterns("report"))
-    written = subprocess.run([sys.executable, str(ROOT / "scripts" / script), str(runs), "--out", str(page)],
+@pytest.mark.parametrize("runs, script, page, more", PAGES, ids=IDS)
+def test_page_is_written_again_byte_for_byte_from_the_committed_runs(runs, script, page, more, tmp_path):
+    """With the sweep reports rebuilt from the runs' metrics.json, hypotheses and attention pictures (and the test
+    sets read again from the corpus), the page and its pictures come out the same."""
+    options = []
+    for folder in [runs] + [folder for _, folder in more]:
+        shutil.copytree(ROOT / folder, tmp_path / folder, ignore=shutil.ignore_patterns("report"))
+    for option, folder in more:
+        options += [option, str(folder)]
+    written = subprocess.run([sys.executable, str(ROOT / "scripts" / script), str(runs), "--out", str(page), *options],
                              cwd=tmp_path, capture_output=True, text=True, timeout=600)
     assert written.returncode == 0, written.stderr[-3000:]
     assert (tmp_path / page).read_text() == (ROOT / page).read_text()
