@@ -6,7 +6,8 @@ the two cross-attention pictures the results page shows (the last of each; --who
     bash scripts/gpu_piece.sh seed_repro 3/42     # on a lent GPU machine: a piece, collected and packed in one archive
 
 Collecting several pieces of one sweep (e.g. short GPU sessions, each running some of its jobs) into the same
-destination adds them up: a job folder already there is replaced by the newer copy. Unfinished jobs (no metrics.json)
+destination adds them up: a job folder already there is replaced by the newer copy, and left as it is when it holds
+the same finished job (an equal metrics.json). Unfinished jobs (no metrics.json)
 are left out and named.
 """
 from __future__ import annotations
@@ -31,12 +32,21 @@ def left_out(whole_tb: bool):
     return names_to_skip
 
 
+def already_collected(job: Path, target: Path) -> bool:
+    """The same finished job is there: a job's metrics.json is written once, at its end, so an equal one means the
+    job was not run again. Copying it anew would only rewrite its TensorBoard log under a new, timestamped name."""
+    copy = target / "metrics.json"
+    return copy.is_file() and copy.read_bytes() == (job / "metrics.json").read_bytes()
+
+
 def collect(sweep_dir: Path, jobs: list[Job], dest: Path, whole_tb: bool = False) -> list[Path]:
-    """Copies each finished job of `jobs` (found in `sweep_dir`) to the same relative folder under `dest`; returns the
-    copies."""
+    """Copies each finished job of `jobs` (found in `sweep_dir`) to the same relative folder under `dest`, unless
+    that folder already holds the same finished job; returns the copies made."""
     copies = []
     for job in (j.path for j in jobs if j.finished):
         target = dest / job.relative_to(sweep_dir)
+        if already_collected(job, target):
+            continue
         staging = target.with_name(target.name + ".collecting")
         shutil.rmtree(staging, ignore_errors=True)
         shutil.copytree(job, staging, ignore=left_out(whole_tb))
@@ -61,7 +71,9 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     copies = collect(args.sweep_dir, jobs, args.dest, args.whole_tb)
     size = sum(f.stat().st_size for c in copies for f in c.rglob("*") if f.is_file())
-    print(f"collected {len(copies)} finished jobs into {args.dest} ({size / 2**20:.1f} MiB)")
+    unchanged = sum(job.finished for job in jobs) - len(copies)
+    print(f"collected {len(copies)} finished jobs into {args.dest} ({size / 2**20:.1f} MiB)"
+          + (f"; {unchanged} already there, unchanged" if unchanged else ""))
     for job in jobs:
         if not job.finished:
             print(f"left out (unfinished, no metrics.json): {job.path}")

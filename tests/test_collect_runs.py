@@ -65,6 +65,12 @@ def test_collect_copies_finished_jobs_without_checkpoints_and_adds_pieces_up(tmp
     assert (dest / "b_seed1" / "metrics.json").exists() and not list(dest.rglob("*.pt"))
     assert not list(dest.glob("*.collecting"))
 
+    # collected again with nothing rerun: every copy stays as it is, its TensorBoard log too (no churn in git)
+    before = {p: p.read_bytes() for p in dest.rglob("*") if p.is_file()}
+    assert collect_runs.main([str(sweep), str(dest)]) == 0
+    assert {p: p.read_bytes() for p in dest.rglob("*") if p.is_file()} == before
+    assert "collected 0 finished jobs" in capsys.readouterr().out.splitlines()[-1]
+
 
 def test_collect_can_keep_the_whole_tensorboard_log(tmp_path):
     make_job(tmp_path / "sweep" / "a_seed1", finished=True)
