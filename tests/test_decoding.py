@@ -80,6 +80,7 @@ def test_search_settings_are_keywords_and_decode_settings_keep_their_old_import(
 
 
 def test_beam_finds_a_sequence_at_least_as_likely_as_greedy(model, src):
+    @torch.no_grad()
     def log_prob(row, tokens):
         ys = torch.tensor([[BOS] + tokens])
         logp = model.project(model.decode(ys, model.encode(src[row:row + 1])).hidden).log_softmax(-1)
