@@ -24,16 +24,17 @@ shift 2
 PYTHON=${PYTHON:-python3}
 BUNDLE=${GPU_BUNDLE:-.gpu_bundle}
 SWEEP_DIR=${SWEEP_DIR:-sweeps/$SWEEP}
+MINUTES=${PIECE_MINUTES:-8}
 if [ -d "$BUNDLE" ]; then
   # shellcheck source=scripts/gpu_env.sh
   source scripts/gpu_env.sh "$BUNDLE" || { echo "error: could not install $BUNDLE" >&2; exit 1; }
 fi
 
 # timeout runs the training in a process group of its own and signals the whole group: the joblib workers too.
-timeout --signal=TERM --kill-after=30 "${PIECE_MINUTES:-8}m" \
+timeout --signal=TERM --kill-after=30 "${MINUTES}m" \
   "$PYTHON" -m translate.train "+sweep=[$SWEEP]" "piece=$PIECE" "hydra.sweep.dir=$SWEEP_DIR" "$@"
 status=$?
-[ "$status" -eq 124 ] && echo "gpu_piece: stopped after ${PIECE_MINUTES:-8} minutes; unfinished jobs are left out" >&2
+[ "$status" -eq 124 ] && echo "gpu_piece: stopped after $MINUTES minutes; unfinished jobs are left out" >&2
 
 STAGE=$(mktemp -d)
 trap 'rm -rf "$STAGE"' EXIT

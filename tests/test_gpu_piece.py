@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 
 from conftest import TINY_RUN
+from test_sweep_end_to_end import FAST as SWEEP_FAST
 
 ROOT = Path(__file__).resolve().parents[1]
-FAST = ("data.valid_limit=40", "data.test_limit=60", "train.valid_every=1000", "train.save_every=2",
-        "train.valid_bleu_limit=20", "report.bootstrap_samples=50", "hydra.launcher.n_jobs=1")
+FAST = (*SWEEP_FAST, "hydra.launcher.n_jobs=1")  # one job at a time: the guard test stops the one it trains
 
 
 def gpu_piece(out: Path, sweep_dir: Path, piece: str, *overrides: str, minutes: str = "8"):

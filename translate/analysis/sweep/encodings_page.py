@@ -155,31 +155,30 @@ def extrapolation_section(report: Report, sweep_dir: Path, assets: Path, link: s
     buckets = [r for r in report.rows if r["bucket"] != ALL]
     lines += per_test_set_and_group(report, buckets, lambda rows: bucket_ranking_table(rows, report.rules.min_bucket))
     if not buckets:
-        return lines + ["No job has a by_length report in its metrics.json: no ranking per bucket.", ""] + pictures(
-            sweep_dir / "report", assets, link, "extrapolation_")
-    lines += [f"Paired with the baseline ({report.baseline or 'none'}, trained on the same lengths with the same "
-              "seed) on the same sentences of each bucket: Δ BLEU, its 95% interval and p (* Holm-corrected "
-              "p < 0.05). Overlapping intervals in the ranking above can still hide a clear paired difference.", ""]
-    for name in test_set_names(report):
-        lines += pivot(in_ranked_order(report, name), paired_cell,
-                       f"Length extrapolation: Δ BLEU vs baseline by length (`{name}`)", name)
-    lines += ["Hypothesis words per reference word in each bucket: below 1 a model stops early (BLEU's brevity "
-              "penalty then dominates), above 1 it runs on or repeats. It tells a model that ends its translation at "
-              "the lengths it was trained on from one that reaches the right length with the wrong words.", ""]
-    for name in test_set_names(report):
-        lines += pivot(in_ranked_order(report, name), length_ratio_cell,
-                       f"Length extrapolation: output length / reference length (`{name}`)", name)
+        lines += ["No job has a by_length report in its metrics.json: no ranking per bucket.", ""]
+    else:
+        lines += [f"Paired with the baseline ({report.baseline or 'none'}, trained on the same lengths with the same "
+                  "seed) on the same sentences of each bucket: Δ BLEU, its 95% interval and p (* Holm-corrected "
+                  "p < 0.05). Overlapping intervals in the ranking above can still hide a clear paired difference.", ""]
+        lines += pivot_per_test_set(report, paired_cell, "Length extrapolation: Δ BLEU vs baseline by length")
+        lines += ["Hypothesis words per reference word in each bucket: below 1 a model stops early (BLEU's brevity "
+                  "penalty then dominates), above 1 it runs on or repeats. It tells a model that ends its translation "
+                  "at the lengths it was trained on from one that reaches the right length with the wrong words.", ""]
+        lines += pivot_per_test_set(report, lambda r: number(r.get("length_ratio")),
+                                    "Length extrapolation: output length / reference length")
     return lines + pictures(sweep_dir / "report", assets, link, "extrapolation_")
+
+
+def pivot_per_test_set(report: Report, cell: Callable[[dict], str], title: str) -> list[str]:
+    """A `## title (`test set`)` pivot (settings × length buckets, in ranked order) for each test set."""
+    return [line for name in test_set_names(report)
+            for line in pivot(in_ranked_order(report, name), cell, f"{title} (`{name}`)", name)]
 
 
 def paired_cell(row: dict) -> str:
     """Δ BLEU against the baseline; no star in a bucket too small to decide anything (its header says `too few`)."""
     cell = comparison_cell(row, "bleu")
     return cell if row.get("decides", True) else cell.rstrip("*")
-
-
-def length_ratio_cell(row: dict) -> str:
-    return "–" if row.get("length_ratio") is None else f"{row['length_ratio']:.2f}"
 
 
 def pictures(report_dir: Path, assets: Path, link: str, prefix: str = "") -> list[str]:
