@@ -18,9 +18,9 @@ ROOT = Path(__file__).resolve().parents[1]
 FAST = (*SWEEP_FAST, "hydra.launcher.n_jobs=1")  # one job at a time: the guard test stops the one it trains
 
 
-def gpu_piece(out: Path, sweep_dir: Path, piece: str, *overrides: str, minutes: str = "8"):
+def gpu_piece(out: Path, sweep_dir: Path, piece: str, *overrides: str, minutes: str = "8", at_test: str = ""):
     env = dict(os.environ, OUT=str(out), PYTHON=sys.executable, SWEEP_DIR=str(sweep_dir), PIECE_MINUTES=minutes,
-               GPU_BUNDLE=str(out / "no-bundle-here"))
+               GPU_BUNDLE=str(out / "no-bundle-here"), AT_TEST=at_test)
     return subprocess.run(["bash", "scripts/gpu_piece.sh", "encodings", piece, "encoding=sinusoidal,none",
                            *TINY_RUN, *FAST, *overrides], cwd=ROOT, env=env, capture_output=True, text=True,
                           timeout=600)
@@ -54,6 +54,22 @@ def test_a_piece_comes_back_as_one_archive_and_the_guard_still_packs_what_finish
     assert "none_none_seed1/metrics.json" in files
     assert not [f for f in files if f.startswith("sinusoidal")]
     assert (sweep_dir / "sinusoidal_none_seed1" / "last.pt").exists()  # SIGTERM saved it: a later call resumes
+
+
+@pytest.mark.slow
+def test_at_test_packs_the_test_time_control_of_the_pieces_sinusoidal_job(tmp_path, cache_dir):
+    """AT_TEST: the sinusoidal job is evaluated again with its PE dims >= 32 zeroed, on the machine that holds its
+    checkpoint, and the evaluation comes back in the archive as a job of its own."""
+    out = tmp_path / "out"
+    out.mkdir()
+    done = gpu_piece(out, tmp_path / "sweep", "1/2", "train.max_steps=4", f"data.cache_dir={cache_dir}",
+                     at_test="zero_dims ablation.from=32")
+    assert done.returncode == 0, done.stderr[-3000:]
+    files = members(out / "encodings.1of2.tgz")
+    assert {"sinusoidal_none_seed1/metrics.json", "sinusoidal_zero_dims_at_test_seed1/metrics.json",
+            "sinusoidal_zero_dims_at_test_seed1/config.yaml", "sinusoidal_zero_dims_at_test_seed1/test.hyp.txt"} \
+        <= set(files)
+    assert not [f for f in files if f.endswith((".pt", ".tmp"))]
 
 
 def test_it_says_how_to_call_it_and_needs_out(tmp_path):

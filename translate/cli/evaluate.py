@@ -2,18 +2,21 @@
 
 The test sets are the checkpoint's eval.test_sets unless `test_sets` is given (same entries; see
 translate/data/test_sets.py). Writes metrics.json (laid out as in translate/analysis/run/test_set_reports.py), a
-<name>.hyp.txt per test set, by_length tables, and a TensorBoard folder tb/ of its own (scores by length, the BLEU
-curve, attention maps, encoding pictures).
+<name>.hyp.txt per test set, by_length tables, a TensorBoard folder tb/ of its own (scores by length, the BLEU
+curve, attention maps, encoding pictures) and config.yaml: what the evaluation is, as a sweep report reads a job.
+An evaluation written into a sweep folder beside the jobs is reported with them; `ablation=zero_dims` there is the
+control "dims >= 400 zeroed at test time" of seed_repro (scripts/ablate_at_test.py).
 """
 from __future__ import annotations
 
+import copy
 import json
 import logging
 import sys
 from pathlib import Path
 
 import hydra
-from omegaconf import DictConfig
+from omegaconf import DictConfig, OmegaConf
 from torch.utils.tensorboard import SummaryWriter
 
 from translate.ablations import apply_at_test_time
@@ -51,6 +54,23 @@ def output_dir(cfg: DictConfig, primary: str) -> Path:
     return Path(cfg.checkpoint).parent / f"eval-{primary}-beam{cfg.decode.beam_size}"
 
 
+def as_job_config(run_config: DictConfig, cfg: DictConfig) -> DictConfig:
+    """The checkpoint's training config with what this evaluation changed: decoding, length report, test sets, corpus,
+    and an ablation applied at test time, named <name>_at_test so that a report never takes it for the same
+    ablation applied in training. Paired with the model as trained, it differs from it in the ablation only."""
+    job = copy.deepcopy(run_config)
+    job.decode, job.report = cfg.decode, cfg.report
+    if cfg.test_sets is not None:
+        job.eval.test_sets = cfg.test_sets
+    if cfg.data_path:
+        job.data.path = cfg.data_path
+    ablation = cfg.get("ablation")
+    if ablation is not None and ablation.get("name", "none") != "none":
+        job.ablation = copy.deepcopy(ablation)
+        job.ablation.name = f"{ablation.name}_at_test"
+    return job
+
+
 def evaluate(cfg: DictConfig) -> tuple[dict, Path]:
     decode = typed(cfg, "decode", DecodeSettings)
     report_settings = typed(cfg, "report", ReportSettings)
@@ -75,6 +95,7 @@ def evaluate(cfg: DictConfig) -> tuple[dict, Path]:
     finally:
         writer.close()
     metrics.update(checkpoint=str(cfg.checkpoint), step=loaded.step, beam_size=cfg.decode.beam_size)
+    atomic_write_text(out / "config.yaml", OmegaConf.to_yaml(as_job_config(loaded.config, cfg), resolve=True))
     atomic_write_text(out / "metrics.json", json.dumps(metrics, indent=2, ensure_ascii=False) + "\n")
     return metrics, out
 

@@ -40,8 +40,22 @@ class Verdict:
     details: list[str] = field(default_factory=list)
 
 
+@dataclass(frozen=True)
+class Reference:
+    """The PE a claim is read against: sinusoidal (the notes' own) or another encoding used as is, so the page can
+    say whether (b) and (c) hold for PE in general or for sinusoidal PE only."""
+
+    name: str
+
+    def matches(self, r: dict) -> bool:
+        return r["encoding"] == self.name and r["ablation"] == "none"
+
+
+SINUSOIDAL = Reference("sinusoidal")
+
+
 def is_sinusoidal(r: dict) -> bool:
-    return r["encoding"] == "sinusoidal" and r["ablation"] == "none"
+    return SINUSOIDAL.matches(r)
 
 
 def is_zero_dims(r: dict) -> bool:
@@ -158,11 +172,13 @@ def interaction_text(whole: dict) -> str:
                                                                                          "lose more)"))
 
 
-def no_pe_claim(rows: list[dict], margin: float = MARGIN, min_bucket: int = MIN_BUCKET) -> Verdict:
+def no_pe_claim(rows: list[dict], margin: float = MARGIN, min_bucket: int = MIN_BUCKET,
+                pe: Reference = SINUSOIDAL) -> Verdict:
+    """Claim (b) with `pe` as the PE: the rows' Δ must be against `pe` (a report whose baseline is `pe`)."""
     verdict, statuses = Verdict("(b) Without PE, short sentences translate about as well, long ones much worse."), []
     for group in groups(rows):
-        base_short = bucket_rows(rows, group, is_sinusoidal, is_short)
-        base_long = bucket_rows(rows, group, is_sinusoidal, is_long)
+        base_short = bucket_rows(rows, group, pe.matches, is_short)
+        base_long = bucket_rows(rows, group, pe.matches, is_long)
         short = [r for b, r in bucket_rows(rows, group, is_nope, is_short).items() if b in base_short
                  and r["delta_bleu"] is not None]
         long = [r for b, r in bucket_rows(rows, group, is_nope, is_long).items() if b in base_long
@@ -173,7 +189,7 @@ def no_pe_claim(rows: list[dict], margin: float = MARGIN, min_bucket: int = MIN_
         if not short_deciding or not long_deciding:
             statuses.append("not measured")
             verdict.details.append(
-                f"{in_group(group)}: not measured; it needs no-PE and sinusoidal jobs with buckets of at least "
+                f"{in_group(group)}: not measured; it needs no-PE and {pe.name} jobs with buckets of at least "
                 f"{min_bucket} test sentences of both {SHORT_MAX} words or fewer and {LONG_MIN} or more"
                 + (" (" + "; ".join(delta_text(r, min_bucket) for r in short + long) + ")" if short + long else ""))
             continue
@@ -191,7 +207,7 @@ def no_pe_claim(rows: list[dict], margin: float = MARGIN, min_bucket: int = MIN_
         short_word = ("about the same" if all(e == "same" for e in same) else
                       "not shown to be about the same" if "inconclusive" in same else "not about the same")
         verdict.details.append(
-            f"{in_group(group)}: {statuses[-1]}; no PE minus sinusoidal, short: "
+            f"{in_group(group)}: {statuses[-1]}; no PE minus {pe.name}, short: "
             + "; ".join(delta_text(r, min_bucket) + drop(r, base_short) for r in short) + f" ({short_word}); long: "
             + "; ".join(delta_text(r, min_bucket) + drop(r, base_long) for r in long)
             + (" (much worse)" if all(long_bad) else " (not much worse everywhere)") + f"; {interaction_text(whole)}.")
@@ -206,11 +222,12 @@ def alignment_value(r: dict) -> tuple[Optional[float], str]:
     return r.get("diagonal_share"), "diagonal share"
 
 
-def diagonal_claim(rows: list[dict], margin: float = MARGIN, min_bucket: int = MIN_BUCKET) -> Verdict:
+def diagonal_claim(rows: list[dict], margin: float = MARGIN, min_bucket: int = MIN_BUCKET,
+                   pe: Reference = SINUSOIDAL) -> Verdict:
     verdict, statuses = Verdict("(c) With PE the cross-attention lines up along the diagonal on long sentences; "
                                 "without PE it does not."), []
     for group in groups(rows):
-        with_pe = bucket_rows(rows, group, is_sinusoidal, lambda r: alignment_value(r)[0] is not None)
+        with_pe = bucket_rows(rows, group, pe.matches, lambda r: alignment_value(r)[0] is not None)
         without = bucket_rows(rows, group, is_nope, lambda r: alignment_value(r)[0] is not None)
         both = [b for b in with_pe if b in without]
         long = [b for b in both if is_long(with_pe[b]) and decides(with_pe[b], min_bucket)]
@@ -218,14 +235,15 @@ def diagonal_claim(rows: list[dict], margin: float = MARGIN, min_bucket: int = M
         statuses.append(status_of(oks))
         if both:
             verdict.details.append(
-                f"{in_group(group)}: {statuses[-1]}; {alignment_value(with_pe[both[0]])[1]} with / without PE: "
+                f"{in_group(group)}: {statuses[-1]}; {alignment_value(with_pe[both[0]])[1]} with "
+                f"{'' if pe == SINUSOIDAL else pe.name + ' '}/ without PE: "
                 + "; ".join(f"{b}{' (long)' if is_long(with_pe[b]) else ''}"
                             f"{'' if decides(with_pe[b], min_bucket) else ' (too few to decide)'}: "
                             f"{alignment_value(with_pe[b])[0]:.2f} / {alignment_value(without[b])[0]:.2f}"
                             for b in both) + ".")
     verdict.status = overall(statuses)
     if not verdict.details:
-        verdict.details.append("no diagonal share per bucket for both sinusoidal and no-PE jobs")
+        verdict.details.append(f"no diagonal share per bucket for both {pe.name} and no-PE jobs")
     return verdict
 
 

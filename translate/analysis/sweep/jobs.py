@@ -102,9 +102,11 @@ def read_job(path: Path, sweep_dir: Path) -> Job:
 
 def job_folders(sweep_dir: Path) -> list[Path]:
     """Every run folder under `sweep_dir`: a folder holding a config.yaml, hidden ones such as .hydra skipped, in
-    path order. A job is finished when its folder also holds a metrics.json."""
-    return sorted(p.parent for p in sweep_dir.rglob("config.yaml")
-                  if not any(part.startswith(".") for part in p.relative_to(sweep_dir).parts))
+    path order. A job is finished when its folder also holds a metrics.json. A run folder inside another is left
+    out: it is an evaluation of that job (translate.evaluate's default output folder), not a job of the sweep."""
+    folders = sorted(p.parent for p in sweep_dir.rglob("config.yaml")
+                     if not any(part.startswith(".") for part in p.relative_to(sweep_dir).parts))
+    return [f for f in folders if not any(other in f.parents for other in folders)]
 
 
 def find_jobs(sweep_dir: Path) -> list[Job]:

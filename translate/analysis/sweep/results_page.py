@@ -11,10 +11,12 @@ from pathlib import Path
 from typing import Callable
 
 from translate.analysis.sweep import build_report
-from translate.analysis.sweep.aggregate import ALL, Report, Rules
+from translate.analysis.sweep.aggregate import ALL, Baseline, Report, Rules, aggregate
 from translate.analysis.sweep.attention_images import cross_attention_images, pick_examples
-from translate.analysis.sweep.jobs import SweepError, job_folders
-from translate.analysis.sweep.claims import check_claims, is_nope, is_sinusoidal, thresholds
+from translate.analysis.sweep.jobs import SweepError, find_jobs, group_settings, job_folders
+from translate.analysis.sweep.claims import (Reference, Verdict, check_claims, diagonal_claim, is_nope, is_sinusoidal,
+                                             no_pe_claim, thresholds)
+from translate.analysis.sweep.controls import check_controls, other_encodings
 from translate.analysis.sweep.plots import LEARNING_CURVES, PLOTS
 from translate.analysis.sweep.tables import (alignment_cell, comparison_cell, number, pivot, reading_rules, score_cell,
                                              test_set_names, whole_split_table)
@@ -109,24 +111,54 @@ def test_set_title(report: Report, name: str) -> str:
     return f"`{name}`" + (f" ({number(sentences)} sentences)" if sentences is not None else "")
 
 
-def claims_section(report: Report) -> list[str]:
-    """The three claims checked on each test set, the first (the corpus's own test split) first."""
+def rows_against(sweep_dir: Path, report: Report) -> dict[str, list[dict]]:
+    """{encoding: report rows of no PE and that encoding, Δ against it} for each encoding besides sinusoidal the
+    sweep ran as is (e.g. rope, t5): (b) and (c) read against it say whether they hold for PE in general."""
+    encodings = other_encodings(report.rows)
+    if not encodings:
+        return {}
+    jobs = find_jobs(sweep_dir)
+    settings = group_settings(jobs)
+    out = {}
+    for encoding in encodings:
+        chosen = [s for s in settings if s.config.get("ablation.name") == "none"
+                  and s.config.get("encoding.name") in (encoding, "none")]
+        out[encoding] = aggregate(jobs, chosen, Baseline.parse(f"encoding={encoding},ablation=none"),
+                                  report.rules).rows
+    return out
+
+
+def verdict_lines(verdicts: list[Verdict], note: str = "") -> list[str]:
+    return [line for v in verdicts
+            for line in [f"**{v.claim}**{note} — {v.status}.", ""] + [f"- {d}" for d in v.details] + [""]]
+
+
+def claims_section(report: Report, against: dict[str, list[dict]]) -> list[str]:
+    """The three claims checked on each test set, the first (the corpus's own test split) first; then the controls
+    of (a), and (b) and (c) read against each other encoding of `against` (see rows_against)."""
     rules = report.rules
     names = test_set_names(report)
     lines, disagree = [], []
     for name in names:
-        verdicts = check_claims(of_test_set(report, name).rows, rules.margin, rules.min_bucket)
+        rows = of_test_set(report, name).rows
+        verdicts = check_claims(rows, rules.margin, rules.min_bucket)
         lines += [f"### On {test_set_title(report, name)}", ""] if len(names) > 1 else []
-        for v in verdicts:
-            lines += [f"**{v.claim}** — {v.status}.", ""] + [f"- {d}" for d in v.details] + [""]
+        lines += verdict_lines(verdicts) + verdict_lines(check_controls(rows, rules.margin, rules.min_bucket))
+        for encoding, other in against.items():
+            other = [r for r in other if r.get("test_set") == name]
+            pe = Reference(encoding)
+            lines += verdict_lines([no_pe_claim(other, rules.margin, rules.min_bucket, pe),
+                                    diagonal_claim(other, rules.margin, rules.min_bucket, pe)],
+                                   f" With {encoding} as the PE")
         disagree += [f"{v.claim.split(')')[0]}) is {v.status}" + (f" on `{name}`" if len(names) > 1 else "")
                      for v in verdicts if v.status in ("not supported", "partly supported", "inconclusive")]
     if disagree:
         lines += ["Where the data disagree or cannot decide: " + "; ".join(disagree)
                   + ". The lines above name the buckets and training groups.", ""]
     lines += seed_caveat(report)
-    lines += [f"Wording rules: {thresholds(rules.margin, rules.min_bucket)}. Δ: against sinusoidal PE trained on "
-              "the same lengths with the same seed; `[lo, hi]` its 95% interval.", ""]
+    other = " (in the lines read with another encoding as the PE, against that encoding)" if against else ""
+    lines += [f"Wording rules: {thresholds(rules.margin, rules.min_bucket)}. Δ: against sinusoidal PE{other} trained "
+              "on the same lengths with the same seed; `[lo, hi]` its 95% interval.", ""]
     return lines
 
 
@@ -156,7 +188,7 @@ def results_markdown(report: Report, sweep_dir: Path, assets: Path, link: str) -
              f"{number(first.get('train_minutes'), 1)} training minutes per job). Each model is trained on Tatoeba "
              f"pairs of one length range and tested on each test set ({tests}), bucketed by French word count.", "",
              "## What the numbers say", ""]
-    lines += claims_section(report)
+    lines += claims_section(report, rows_against(sweep_dir, report))
     lines += ["## Scores", ""] + scores_section(report)
     for key, label, name in PLOTS:
         source = sweep_dir / "report" / name

@@ -1,0 +1,98 @@
+"""Controls that need no training: each finished job of a sweep that `--jobs` selects (default: sinusoidal PE used as
+is) is evaluated again with an ablation applied at test time, and the evaluation is written beside it as a job of
+the sweep, named <ablation>_at_test, which the sweep's report pairs with the job it came from.
+
+    python scripts/ablate_at_test.py SWEEP_DIR [--ablation zero_dims] [--jobs encoding=sinusoidal,ablation=none]
+                                     [OVERRIDE ...]
+
+For seed_repro this is the control "PE dims >= 400 zeroed at test time, in the model trained with them"
+(translate/analysis/sweep/controls.py). It reads each job's checkpoint, the one its test scores came from, so it
+runs where the checkpoints are: on a GPU machine in the same call as the training (scripts/gpu_piece.sh does it when
+AT_TEST names the ablation). The evaluation always decodes and buckets as the job did (the comparison is paired);
+OVERRIDEs are translate.evaluate's for the rest, e.g. ablation.from=48 or device=cpu. A job evaluated already is
+skipped, so a rerun does only what is missing.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's package, whatever is installed
+
+from hydra import compose, initialize_config_dir  # noqa: E402
+from omegaconf import OmegaConf  # noqa: E402
+
+from translate.analysis.sweep.aggregate import Baseline  # noqa: E402
+from translate.analysis.sweep.jobs import Job, SweepError, find_jobs  # noqa: E402
+from translate.cli.evaluate import CONF_DIR, evaluate  # noqa: E402
+from translate.config import ConfigError  # noqa: E402
+from translate.training.checkpoint import CheckpointError  # noqa: E402
+
+
+def evaluation_folder(job: Job, ablation: str) -> Path:
+    """sinusoidal_none_words1-9_seed1 -> sinusoidal_zero_dims_at_test_words1-9_seed1, beside the job."""
+    trained = f"_{job.config.get('ablation.name', 'none')}_"
+    name = job.path.name
+    name = name.replace(trained, f"_{ablation}_at_test_", 1) if trained in name else f"{name}_{ablation}_at_test"
+    return job.path.parent / name
+
+
+def checkpoint_of(job: Job) -> Path:
+    """The checkpoint the job's test scores came from (metrics.json `checkpoint`), in the job's folder as it is now."""
+    return job.path / Path(job.metrics.get("checkpoint") or "best.pt").name
+
+
+def evaluate_with_ablation(job: Job, ablation: str, out: Path, overrides: list[str]) -> None:
+    run_config = OmegaConf.load(job.path / "config.yaml")
+    with initialize_config_dir(config_dir=CONF_DIR, version_base="1.3"):
+        cfg = compose(config_name="evaluate", overrides=[f"checkpoint={checkpoint_of(job)}", f"ablation={ablation}",
+                                                         f"output_dir={out}", *overrides])
+    cfg.decode, cfg.report = run_config.decode, run_config.report  # a paired comparison: decoded and bucketed as
+    evaluate(cfg)                                                     # the job was
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("sweep_dir", type=Path)
+    parser.add_argument("--ablation", default="zero_dims", help="a conf/ablation option (default: zero_dims)")
+    parser.add_argument("--jobs", default="encoding=sinusoidal,ablation=none",
+                        help="which jobs to evaluate, as translate.report's --baseline (default: %(default)s)")
+    parser.add_argument("overrides", nargs="*", help="translate.evaluate overrides, e.g. ablation.from=48")
+    args = parser.parse_intermixed_args(argv)  # overrides may follow --ablation (gpu_piece.sh's AT_TEST)
+    if not (Path(CONF_DIR) / "ablation" / f"{args.ablation}.yaml").exists():
+        allowed = sorted(p.stem for p in (Path(CONF_DIR) / "ablation").glob("*.yaml") if p.stem != "none")
+        print(f"error: --ablation {args.ablation!r} is not a conf/ablation option; allowed: {', '.join(allowed)}",
+              file=sys.stderr)
+        return 2
+    try:
+        selector = Baseline.parse(args.jobs)
+        jobs = [job for job in find_jobs(args.sweep_dir) if job.finished and selector.matches(job)]
+    except SweepError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    missing = 0
+    for job in jobs:
+        out = evaluation_folder(job, args.ablation)
+        if (out / "metrics.json").exists():
+            print(f"{out.name}: there already")
+            continue
+        if not checkpoint_of(job).exists():
+            print(f"{job.name}: no checkpoint {checkpoint_of(job).name} (only where the job was trained)",
+                  file=sys.stderr)
+            missing += 1
+            continue
+        try:
+            evaluate_with_ablation(job, args.ablation, out, args.overrides)
+        except (ConfigError, CheckpointError, ValueError) as error:  # e.g. ablation.from beyond the model's width
+            print(f"{job.name}: error: {error}", file=sys.stderr)
+            missing += 1
+            continue
+        print(f"{out.name}: written")
+    if not jobs:
+        print(f"no finished job in {args.sweep_dir} matches --jobs {args.jobs}", file=sys.stderr)
+    return 1 if missing or not jobs else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
