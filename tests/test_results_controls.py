@@ -25,13 +25,23 @@ def test_no_control_jobs_no_control_verdicts():
     assert check_controls(sweep_rows()) == []
 
 
-def test_the_positive_control_decides_whether_the_test_could_see_a_change():
+def test_the_positive_control_says_where_a_retrained_model_shows_a_loss():
     hurt, = check_controls(sweep_rows() + control_rows("zero_low_dims", -6.0, 1.0))
     assert hurt.status == "worse" and "zero_low_dims minus sinusoidal: 1-5 (n=1000, trained lengths): -6.00 " \
                                       "[-7.00, -5.00] BLEU" in hurt.details[0]
-    assert "the test of (a) can see such a loss" in hurt.details[-1]
+    assert hurt.details[-1].startswith("Worse on 1-5 words (trained on words 1-9), 6-10 words (trained on words 1-9)")
+    assert "Not shown" not in hurt.details[-1]
     unseen, = check_controls(sweep_rows() + control_rows("zero_low_dims", -1.0, 2.0))
-    assert unseen.status == "not shown to be worse" and "a retrained model makes up for lost dims" in unseen.details[-1]
+    assert unseen.status == "not shown to be worse" and "a retrained model made up for the lost dims" in \
+        unseen.details[-1] and "Worse on" not in unseen.details[-1]
+    rows = control_rows("zero_low_dims", -1.0, 2.0)
+    for r in rows:  # 6-10 clearly worse, 1-5 not
+        if r["bucket"] == "6-10":
+            r.update(delta_bleu=-3.0, delta_bleu_low=-4.0, delta_bleu_high=-2.0)
+    partly, = check_controls(sweep_rows() + rows)
+    assert partly.status == "partly worse"
+    assert "Worse on 6-10 words (trained on words 1-9)" in partly.details[-1]
+    assert "Not shown to be worse on 1-5 words (trained on words 1-9)" in partly.details[-1]
 
 
 def test_the_mean_and_test_time_controls_are_equivalence_tests():

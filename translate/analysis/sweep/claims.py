@@ -176,7 +176,7 @@ def no_pe_claim(rows: list[dict], margin: float = MARGIN, min_bucket: int = MIN_
                 pe: Reference = SINUSOIDAL) -> Verdict:
     """Claim (b) with `pe` as the PE: the rows' Δ must be against `pe` (a report whose baseline is `pe`)."""
     verdict, statuses = Verdict("(b) Without PE, short sentences translate about as well, long ones much worse."), []
-    for group in groups(rows):
+    for group in groups([r for r in rows if pe.matches(r)]):  # a group without a job of `pe` has nothing to read
         base_short = bucket_rows(rows, group, pe.matches, is_short)
         base_long = bucket_rows(rows, group, pe.matches, is_long)
         short = [r for b, r in bucket_rows(rows, group, is_nope, is_short).items() if b in base_short
@@ -212,6 +212,8 @@ def no_pe_claim(rows: list[dict], margin: float = MARGIN, min_bucket: int = MIN_
             + "; ".join(delta_text(r, min_bucket) + drop(r, base_long) for r in long)
             + (" (much worse)" if all(long_bad) else " (not much worse everywhere)") + f"; {interaction_text(whole)}.")
     verdict.status = overall(statuses)
+    if not verdict.details:
+        verdict.details.append(f"no {pe.name} job to compare no PE with")
     return verdict
 
 

@@ -42,42 +42,54 @@ def control_status(control: Control, deciding: list[dict], margin: float) -> str
     if not deciding:
         return "not measured"
     if control.must_hurt:
-        return "worse" if all(below_zero(r) for r in deciding) else "not shown to be worse"
+        worse = [below_zero(r) for r in deciding]
+        return "worse" if all(worse) else "partly worse" if any(worse) else "not shown to be worse"
     outcomes = [equivalence(r, margin) for r in deciding]
     if all(o == "same" for o in outcomes):
         return "about the same"
     return "different" if "different" in outcomes else "not shown to be about the same"
 
 
-def what_it_means(control: Control, status: str) -> str:
-    """The positive control says whether a retrained model's BLEU can show the loss of PE dims at all."""
-    if not control.must_hurt or status == "not measured":
-        return ""
-    if status == "worse":
-        return ("Retrained without dims that carry position, the model is worse on short sentences: the test of (a) "
-                "can see such a loss.")
-    return ("Retrained without the fast dims, which do carry position, the model is not shown to be worse either: a "
-            "retrained model makes up for lost dims, so (a), which retrains, cannot show that dims ≥ 400 carried "
-            "nothing (zeroing them at test time can).")
+def where(rows: list[dict]) -> str:
+    """"1-5 words (trained on words 1-9), 6-10 words (...)"."""
+    return ", ".join(f"{r['bucket']} words ({in_group(r['group'])})" for r in rows)
+
+
+def what_it_means(deciding: list[dict]) -> str:
+    """The positive control retrains: where a model trained without dims that carry position is not worse, a
+    retrained model made up for them, and claim (a), which retrains too, cannot show that dims >= 400 carried
+    nothing there."""
+    worse = [r for r in deciding if below_zero(r)]
+    same = [r for r in deciding if not below_zero(r)]
+    lines = []
+    if worse:
+        lines.append(f"Worse on {where(worse)}: retrained without dims that carry position, the model loses BLEU "
+                     f"there, so the test of (a) can see such a loss.")
+    if same:
+        lines.append(f"Not shown to be worse on {where(same)}: there a retrained model made up for the lost dims, so "
+                     f"(a), which retrains too, cannot show that dims ≥ 400 carried nothing (zeroing them at test "
+                     f"time can).")
+    return " ".join(lines)
 
 
 def check_control(control: Control, rows: list[dict], margin: float = MARGIN,
                   min_bucket: int = MIN_BUCKET) -> Verdict | None:
     """None when the sweep has no job of this control."""
-    verdict, statuses = Verdict(f"Control: {control.what}."), []
+    verdict, statuses, deciding = Verdict(f"Control: {control.what}."), [], []
     for group in groups(rows):
         short = [r for r in bucket_rows(rows, group, is_control(control), is_short).values()
                  if r["delta_bleu"] is not None]
         if not short:
             continue
+        deciding += [r for r in short if decides(r, min_bucket)]
         statuses.append(control_status(control, [r for r in short if decides(r, min_bucket)], margin))
         verdict.details.append(f"{in_group(group)}: {statuses[-1]}; {control.ablation} minus sinusoidal: "
                                + "; ".join(delta_text(r, min_bucket) for r in short) + ".")
     if not statuses:
         return None
     verdict.status = statuses[0] if len(set(statuses)) == 1 else "differs between training groups"
-    if what_it_means(control, verdict.status):
-        verdict.details.append(what_it_means(control, verdict.status))
+    if control.must_hurt and deciding:
+        verdict.details.append(what_it_means(deciding))
     return verdict
 
 
