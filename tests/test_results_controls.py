@@ -84,3 +84,11 @@ def test_the_results_page_shows_the_controls_and_the_other_encodings(tmp_path, r
            "PE — " in text
     assert "no PE minus rope, short: 1-5" in text and "diagonal share with rope / without PE" in text
     assert text.index("With rope as the PE") < text.index("## Scores")
+
+
+def test_the_page_header_gives_the_range_of_a_budget_that_differs_between_jobs():
+    from translate.analysis.sweep.results_page import span
+
+    rows = [{"train_minutes": 85.17}, {"train_minutes": 47.6}, {"train_minutes": None}]  # None: evaluation only
+    assert span(rows, "train_minutes", 1) == "47.6–85.2"
+    assert span([{"steps": 600}, {"steps": 600}], "steps", 0) == "600" and span([], "steps", 0) == "–"
