@@ -22,11 +22,16 @@ class NoAblation:
         return encoding
 
 
+def ablates(ablation_cfg) -> bool:
+    """Whether an `ablation` config changes anything: None and `none` do not."""
+    return ablation_cfg is not None and ablation_cfg.get("name", "none") != "none"
+
+
 def apply_at_test_time(model, ablation_cfg) -> None:
     """Ablate a loaded model that was trained without the ablation (`python -m translate.evaluate checkpoint=...
     ablation=zero_dims`): the ablation is applied to the model's own encoding. None or `none` changes nothing."""
     from hydra.utils import instantiate
 
-    if ablation_cfg is None or ablation_cfg.get("name", "none") == "none":
+    if not ablates(ablation_cfg):
         return
     model.encoding = instantiate(ablation_cfg).apply(model.encoding, model.d_model)

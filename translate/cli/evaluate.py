@@ -19,7 +19,7 @@ import hydra
 from omegaconf import DictConfig, OmegaConf
 from torch.utils.tensorboard import SummaryWriter
 
-from translate.ablations import apply_at_test_time
+from translate.ablations import ablates, apply_at_test_time
 from translate.training.checkpoint import load_model
 from translate.config import ConfigError
 from translate.config.validate import check_data_fits, typed
@@ -64,10 +64,9 @@ def as_job_config(run_config: DictConfig, cfg: DictConfig) -> DictConfig:
         job.eval.test_sets = cfg.test_sets
     if cfg.data_path:
         job.data.path = cfg.data_path
-    ablation = cfg.get("ablation")
-    if ablation is not None and ablation.get("name", "none") != "none":
-        job.ablation = copy.deepcopy(ablation)
-        job.ablation.name = f"{ablation.name}_at_test"
+    if ablates(cfg.get("ablation")):
+        job.ablation = copy.deepcopy(cfg.ablation)
+        job.ablation.name = f"{cfg.ablation.name}_at_test"
     return job
 
 

@@ -81,8 +81,9 @@ def check_control(control: Control, rows: list[dict], margin: float = MARGIN,
                  if r["delta_bleu"] is not None]
         if not short:
             continue
-        deciding += [r for r in short if decides(r, min_bucket)]
-        statuses.append(control_status(control, [r for r in short if decides(r, min_bucket)], margin))
+        deciding_here = [r for r in short if decides(r, min_bucket)]
+        deciding += deciding_here
+        statuses.append(control_status(control, deciding_here, margin))
         verdict.details.append(f"{in_group(group)}: {statuses[-1]}; {control.ablation} minus sinusoidal: "
                                + "; ".join(delta_text(r, min_bucket) for r in short) + ".")
     if not statuses:
