@@ -146,6 +146,9 @@ def reading_rules(report: Report) -> list[str]:
         "attended source position.",
         "- Plots: one line per encoding/ablation, one panel per other setting that varies; grey: the buckets "
         "holding lengths the models were trained on.",
+        "- Target tokens/s and train minutes: measured in each run, with whatever else shared the machine (sweeps "
+        "run several jobs at once); they say what budget a job had, not how fast an encoding is: "
+        "`scripts/bench_encodings.py` times the encodings against each other on the same batches.",
         "- Every row, with its run folders: report.csv; the same as data: report.json."]
 
 
