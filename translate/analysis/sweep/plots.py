@@ -18,6 +18,35 @@ PLOTS = (("bleu", "BLEU", "bleu_by_length.png"), ("diagonal_share", "cross-atten
 LENGTH_CURVE = "bleu_length_curve.png"       # BLEU against bucket middle, one line per setting
 LEARNING_CURVES = "learning_curves.png"      # valid BLEU against step, one line per job
 
+# Ten colours alone repeat from the 11th line on (26 encodings share a page): colour, dash and marker together give
+# 30 looks no two lines share.
+COLOURS = [f"C{i}" for i in range(10)]
+DASHES = ["-", "--", ":"]
+MARKERS = ["o", "s", "^"]
+
+
+def series_styles(labels) -> dict[str, dict]:
+    """{label: matplotlib line keywords}, the same look for a label in every panel of a figure."""
+    looks = [(c, d, m) for d, m in zip(DASHES, MARKERS) for c in COLOURS]
+    return {label: dict(zip(("color", "linestyle", "marker"), looks[i % len(looks)]))
+            for i, label in enumerate(sorted(set(labels)))}
+
+
+def legend_outside(fig: Figure, axes) -> None:
+    """One legend for the whole figure, right of the panels: inside a panel 26 entries would hide the lines."""
+    handles = {}
+    for ax in axes:
+        for handle, label in zip(*ax.get_legend_handles_labels()):
+            handles.setdefault(label, handle)
+    if handles:
+        fig.legend(handles.values(), handles.keys(), loc="outside right upper", fontsize=7,
+                   ncols=1 if len(handles) <= 16 else 2)
+
+
+def figure_width(panels: int, lines: int) -> float:
+    """Inches: 5.5 a panel, plus room for the legend's one or two columns."""
+    return 5.5 * panels + (1.8 if lines <= 16 else 3.4)
+
 
 def line_plot(rows: list[dict], key: str, ylabel: str) -> Optional[Figure]:
     """None when no row has `key` per bucket (e.g. runs without a length report)."""
@@ -31,8 +60,8 @@ def line_plot(rows: list[dict], key: str, ylabel: str) -> Optional[Figure]:
     position = {b: i for i, (b, _) in enumerate(buckets)}
     groups = sorted({r["group"] for r in rows})
     pes = sorted({r["pe"] for r in rows})
-    colour = {pe: f"C{i % 10}" for i, pe in enumerate(pes)}  # the same encoding has the same colour in every panel
-    fig = Figure(figsize=(5.5 * len(groups), 4.2), layout="constrained")
+    style = series_styles(pes)  # the same encoding looks the same in every panel
+    fig = Figure(figsize=(figure_width(len(groups), len(pes)), 4.2), layout="constrained")
     axes = fig.subplots(1, len(groups), squeeze=False, sharey=True)[0]
     for ax, group in zip(axes, groups):
         for pe in sorted({r["pe"] for r in rows if r["group"] == group}):
@@ -44,16 +73,16 @@ def line_plot(rows: list[dict], key: str, ylabel: str) -> Optional[Figure]:
             high = [r.get(f"{key}_high") for r in line]
             if all(v is not None for v in low + high):
                 errors = [[v - lo for v, lo in zip(y, low)], [hi - v for v, hi in zip(y, high)]]
-                ax.errorbar(x, y, yerr=errors, marker="o", capsize=3, label=pe, color=colour[pe])
+                ax.errorbar(x, y, yerr=errors, capsize=3, label=pe, **style[pe])
             else:
-                ax.plot(x, y, marker="o", label=pe, color=colour[pe])
+                ax.plot(x, y, label=pe, **style[pe])
         shade_training_lengths(ax, [r for r in rows if r["group"] == group], position)
         ax.set_xticks(range(len(buckets)), [f"{b}\n(n={n})" for b, n in buckets], fontsize=8)
         ax.set_xlabel("source length (words)")
         ax.set_title(group or "all jobs", fontsize=10)
         ax.grid(alpha=0.3)
-        ax.legend(fontsize=8)
     axes[0].set_ylabel(ylabel)
+    legend_outside(fig, axes)
     return fig
 
 
@@ -92,10 +121,11 @@ def length_curve(settings: list) -> Optional[Figure]:
     from translate.analysis.sweep.jobs import train_words
     from translate.analysis.run.length_curve import bucket_centre
 
-    lines = {}
+    lines, test_sets = {}, {}
     for s in settings:
         per_bucket: dict[float, list[float]] = {}
         for job in s.jobs:
+            test_sets.setdefault(train_words(s.config), set()).add(curve_test_set(job.metrics))
             scores = job.metrics.get("test_sets", {}).get(curve_test_set(job.metrics), job.metrics)
             for b in (scores.get("by_length") or {}).get("buckets", []):
                 if b.get("bleu") is not None:
@@ -105,20 +135,22 @@ def length_curve(settings: list) -> Optional[Figure]:
     if not lines:
         return None
     spans = sorted({span for span, _ in lines.values()})
-    fig = Figure(figsize=(5.5 * len(spans), 4.2), layout="constrained")
+    style = series_styles(lines)
+    fig = Figure(figsize=(figure_width(len(spans), len(lines)), 4.2), layout="constrained")
     axes = fig.subplots(1, len(spans), squeeze=False, sharey=True)[0]
     for ax, span in zip(axes, spans):
         for label, (line_span, points) in sorted(lines.items()):
             if line_span == span:
-                ax.plot(*zip(*points), marker="o", label=label)
+                ax.plot(*zip(*points), label=label, **style[label])
         if span != "all":
             low, _, high = span.rstrip("+").partition("-")
             ax.axvspan(int(low) - 0.5, int(high) + 0.5 if high else ax.get_xlim()[1], color="0.9", zorder=0)
-        ax.set_title(f"trained on {span} words" if span != "all" else "trained on every length", fontsize=10)
+        trained = f"trained on {span} words" if span != "all" else "trained on every length"
+        ax.set_title(f"{trained}; BLEU on {', '.join(sorted(test_sets[span]))}", fontsize=10)
         ax.set_xlabel("source length (words, bucket middle)")
         ax.grid(alpha=0.3)
-        ax.legend(fontsize=8)
-    axes[0].set_ylabel("BLEU (long_concat when scored, else the primary test set)")
+    axes[0].set_ylabel("BLEU")
+    legend_outside(fig, axes)
     return fig
 
 
@@ -135,26 +167,27 @@ def write_length_curve(settings: list, out_dir: Path) -> list[tuple[str, str]]:
 
 
 def learning_curves(settings: list) -> Optional[Figure]:
-    """Valid BLEU against training step, one line per job (settings keep one colour, seeds one line each), so a
+    """Valid BLEU against training step, one line per job (a setting keeps one look, its seeds one line each), so a
     reader sees whether the models converged. None when no job recorded a curve (metrics.json `valid_curve`)."""
-    fig = Figure(figsize=(7.5, 4.5), layout="constrained")
+    style = series_styles(s.label for s in settings)
+    fig = Figure(figsize=(figure_width(1, len(style)) + 1, 4.5), layout="constrained")
     ax = fig.subplots()
     drawn = False
-    for index, s in enumerate(settings):
-        colour = f"C{index % 10}"
+    for s in settings:
         for n, job in enumerate(sorted(s.jobs, key=lambda j: str(j.seed))):
             curve = (job.metrics or {}).get("valid_curve") or []
             if not curve:
                 continue
             steps, bleu = zip(*[(point[0], point[1]) for point in curve])
-            ax.plot(steps, bleu, color=colour, alpha=0.85, label=s.label if n == 0 else None)
+            # Seeds of a setting share its look; markers only at the validations, which are few.
+            ax.plot(steps, bleu, alpha=0.85, label=s.label if n == 0 else None, markersize=3, **style[s.label])
             drawn = True
     if not drawn:
         return None
     ax.set_xlabel("training step")
     ax.set_ylabel("valid BLEU")
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=7)
+    legend_outside(fig, [ax])
     return fig
 
 
