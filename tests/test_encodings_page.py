@@ -17,6 +17,7 @@ from test_collect_runs import load_script
 from translate.analysis.sweep import build_report
 from translate.analysis.sweep.encodings_page import REPORT_PICTURES, paired_cell, ranks, trained_on
 from translate.analysis.sweep.results_page import load_report
+from translate.scoring.repetition import repeated_word_percent
 
 SAMPLES = 50  # bootstrap resamples: enough for intervals and p-values, fast
 
@@ -236,3 +237,22 @@ def test_a_stale_report_is_written_again_with_its_rules_before_a_page_reads_it(t
     os.utime(rerun, (built + 10, built + 10))
     load_report(sweep)
     assert report_json.stat().st_mtime > built
+
+
+def test_the_extrapolation_section_shows_repeated_words_per_bucket_read_from_the_hypotheses(page, references):  # noqa: F811
+    """rope's output is the reference itself, sinusoidal's the reference's first three words past 10 French words:
+    each cell is the percentage of that bucket's output words repeating the word before, of those very outputs."""
+    lines = table(section(page.read_text(), "## Length extrapolation: repeated words in the output, % (`test`)"))
+    columns = {h.split(" (n=")[0]: dict((line[0], line[i]) for line in lines[1:]) for i, h in enumerate(lines[0])}
+    in_bucket = [p for p in references if 11 <= len(p.fr.split()) <= 15]
+    beyond = columns["beyond training lengths: 11-15"]
+    assert beyond["rope"] == f"{repeated_word_percent(perfect(in_bucket)):.2f}"
+    assert beyond["sinusoidal"] == f"{repeated_word_percent(broken_from(in_bucket, 10)):.2f}"
+
+
+def test_repeated_words_count_a_word_equal_to_the_one_before_it_within_a_translation():
+    assert repeated_word_percent(["my old old old movie"]) == 40.0      # 2 repeats in 5 words
+    assert repeated_word_percent(["the cat saw the dog"]) == 0.0        # a word seen earlier, not just before
+    assert repeated_word_percent(["it is", "is it"]) == 0.0             # never across two translations
+    assert repeated_word_percent(["", "go go"]) == 50.0
+    assert repeated_word_percent([""]) is None

@@ -17,6 +17,7 @@ from translate.analysis.sweep.jobs import Job, Setting, SweepError, train_words
 from translate.analysis.sweep.references import TestSet, TestSets
 from translate.analysis.sweep.significance import (Difference, ReferenceCache, SentenceStats, bootstrap_interval, compare,
                                            holm, interaction)
+from translate.scoring.repetition import repeated_word_percent
 
 ALL = "all"
 PER_BUCKET = ("diagonal_share", "diagonal_share_low", "diagonal_share_high", "diagonal_share_normalised",
@@ -138,6 +139,7 @@ class Aggregator:
         self.test_sets = TestSets()
         self._refs: dict[int, ReferenceCache] = {}
         self._stats: dict[tuple[str, str], SentenceStats] = {}
+        self._members: dict[tuple[str, str], dict[str, Optional[list[int]]]] = {}
         self.notes: list[str] = []
         self.baseline_of = {job.context: job for job in jobs if job.finished and baseline.matches(job)}
         if not self.baseline_of:
@@ -178,6 +180,11 @@ class Aggregator:
 
     def bucket_members(self, job: Job, name: str, test: TestSet) -> dict[str, Optional[list[int]]]:
         """{bucket: sentence indices} as the job's by_length counted them (None where the counts disagree)."""
+        if (job.name, name) not in self._members:
+            self._members[job.name, name] = self._bucket_members(job, name, test)
+        return self._members[job.name, name]
+
+    def _bucket_members(self, job: Job, name: str, test: TestSet) -> dict[str, Optional[list[int]]]:
         results = job.test_sets()[name]
         by_length = results.get("by_length")
         members = test.bucket_members(by_length) if by_length else None
@@ -224,6 +231,21 @@ class Aggregator:
                                                "interaction_"))
         return out
 
+    def repeated_words(self, jobs: list[Job], name: str) -> dict[str, Optional[float]]:
+        """{bucket or "all": % of output words repeating the word before, mean over seeds}, read from the
+        hypotheses; {} when the test set cannot be read (its buckets are then unknown)."""
+        shares: dict[str, list[Optional[float]]] = {}
+        for job in jobs:
+            test = self.test_set(job, name)
+            if test is None:
+                return {}
+            hypotheses = job.hypotheses(name)
+            shares.setdefault(ALL, []).append(repeated_word_percent(hypotheses))
+            for bucket, indices in self.bucket_members(job, name, test).items():
+                if indices is not None:
+                    shares.setdefault(bucket, []).append(repeated_word_percent(hypotheses[i] for i in indices))
+        return {bucket: spread(values)[0] for bucket, values in shares.items()}
+
     def rows(self, setting: Setting, name: str, buckets: list[dict]) -> list[dict]:
         jobs = [job for job in setting.jobs if name in job.test_sets()]
         results = [job.test_sets()[name] for job in jobs]
@@ -239,6 +261,7 @@ class Aggregator:
             totals[key] = None if totals[key] is None else int(totals[key])
         comparisons = self.comparisons(setting, name, buckets) if self.rules.samples else {}
         intervals = self.whole_split_intervals(setting, name)
+        repeats = self.repeated_words(jobs, name)
         whole = {"bucket": ALL, "low": None, "high": None, "sentences": results[0].get("sentences")}
         whole.update(score_columns([r.get("bleu") for r in results], [intervals["bleu"]], "bleu"))
         whole.update(score_columns([r.get("chrf") for r in results], [intervals["chrf"]], "chrf"))
@@ -260,6 +283,7 @@ class Aggregator:
         for row in out:
             row["lengths"] = training_lengths(row, setting.config, bucketed_by)
             row["decides"] = bool(row["sentences"]) and row["sentences"] >= self.rules.min_bucket
+            row["repeated_words"] = repeats.get(row["bucket"])
             row.update(NO_COMPARISON, **comparisons.get(row["bucket"], {}))
             row.update(totals)
             row["jobs"] = " ".join(j.name for j in jobs)

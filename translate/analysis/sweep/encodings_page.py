@@ -166,6 +166,12 @@ def extrapolation_section(report: Report, sweep_dir: Path, assets: Path, link: s
                   "at the lengths it was trained on from one that reaches the right length with the wrong words.", ""]
         lines += pivot_per_test_set(report, lambda r: number(r.get("length_ratio")),
                                     "Length extrapolation: output length / reference length")
+        if any(r.get("repeated_words") is not None for r in buckets):
+            lines += ["Percentage of output words identical to the word just before them (\"old old old\"), read from "
+                      "the hypotheses: near 0 for fluent English. A model whose length ratio holds up while this "
+                      "grows reaches the length by looping, not by translating.", ""]
+            lines += pivot_per_test_set(report, lambda r: number(r.get("repeated_words")),
+                                        "Length extrapolation: repeated words in the output, %")
     return lines + pictures(sweep_dir / "report", assets, link, "extrapolation_")
 
 
