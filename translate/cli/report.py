@@ -17,7 +17,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
                         help="KEY=VALUE,... naming the jobs every other job is tested against "
                              f"(default: {DEFAULT_BASELINE})")
     parser.add_argument("--samples", type=int, default=None,
-                        help="bootstrap resamples (default 10000); 0: no intervals or tests")
+                        help="bootstrap resamples (default 10000, or as many as Holm over the report's tests "
+                             "needs to star anything); 0: no intervals or tests")
     parser.add_argument("--min-bucket", type=int, default=None,
                         help="smallest bucket that decides a verdict (default: the jobs' report.min_bucket, 50)")
     parser.add_argument("--margin", type=float, default=None,

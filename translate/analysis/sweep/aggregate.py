@@ -9,6 +9,7 @@ Every p is Holm-adjusted across the tests of the report (BLEU and chrF separatel
 """
 from __future__ import annotations
 
+import math
 import statistics
 from dataclasses import dataclass, field
 from typing import Any, Optional
@@ -298,6 +299,18 @@ def adjust_for_many_tests(rows: list[dict]) -> None:
         cells = [(row, key) for row in rows for key in keys if row.get(key) is not None]
         for (row, key), adjusted in zip(cells, holm([row[key] for row, key in cells])):
             row[f"{key}_holm"] = round(adjusted, 6)
+
+
+def one_seed_bleu_tests(report: Report) -> int:
+    """How many one-seed BLEU tests Holm adjusts over (the family of adjust_for_many_tests)."""
+    return sum(1 for row in report.rows for key in ("p_bleu", "p_interaction_bleu")
+               if row.get(key) is not None and row.get("seeds") == 1)
+
+
+def samples_for_holm(tests: int) -> int:
+    """The fewest bootstrap samples, rounded up to 10,000s, whose smallest p, 1/(B+1), can pass Holm's first
+    threshold over `tests` tests, 0.05/tests: with fewer, no one-seed Δ can be starred however large it is."""
+    return math.ceil(20 * tests / 10_000) * 10_000
 
 
 def rules_from(jobs: list[Job], samples: Optional[int], min_bucket: Optional[int], margin: Optional[float]) -> Rules:

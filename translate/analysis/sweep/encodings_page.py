@@ -12,7 +12,8 @@ from translate.analysis.sweep.aggregate import ALL, Report
 from translate.analysis.sweep.plots import LEARNING_CURVES, LENGTH_CURVE, PLOTS
 from translate.analysis.sweep.results_page import fresh_assets, load_report, of_test_set
 from translate.analysis.sweep.tables import (LENGTH_LABELS, bucket_header, comparison_cell, markdown_table, number,
-                                             pivot, reading_rules, score_cell, test_set_names)
+                                             pivot, reading_rules, score_cell, test_set_names,
+                                             unreachable_stars)
 from translate.io import atomic_write_text
 
 # The sweep report's pictures, as (file name, alt text). A picture the report did not draw is left out of the page.
@@ -159,7 +160,8 @@ def extrapolation_section(report: Report, sweep_dir: Path, assets: Path, link: s
     else:
         lines += [f"Paired with the baseline ({report.baseline or 'none'}, trained on the same lengths with the same "
                   "seed) on the same sentences of each bucket: Δ BLEU, its 95% interval and p (* Holm-corrected "
-                  "p < 0.05). Overlapping intervals in the ranking above can still hide a clear paired difference.", ""]
+                  "p < 0.05). Overlapping intervals in the ranking above can still hide a clear paired difference."
+                  + (f" {note}" if (note := unreachable_stars(report)) else ""), ""]
         lines += pivot_per_test_set(report, paired_cell, "Length extrapolation: Δ BLEU vs baseline by length")
         lines += ["Hypothesis words per reference word in each bucket: below 1 a model stops early (BLEU's brevity "
                   "penalty then dominates), above 1 it runs on or repeats. It tells a model that ends its translation "

@@ -8,7 +8,8 @@ import json
 from pathlib import Path
 from typing import Optional
 
-from translate.analysis.sweep.aggregate import ALL, LONG_MIN, SHORT_MAX, Report
+from translate.analysis.sweep.aggregate import (ALL, LONG_MIN, SHORT_MAX, Report, one_seed_bleu_tests,
+                                               samples_for_holm)
 from translate.analysis.sweep.significance import p_text
 from translate.io import atomic_write_text
 
@@ -118,6 +119,18 @@ def test_set_names(report: Report) -> list[str]:
     return list(dict.fromkeys(r.get("test_set") for r in report.rows))
 
 
+def unreachable_stars(report: Report) -> Optional[str]:
+    """A sentence when Holm over the report's BLEU tests cannot star any one-seed Δ, however large: its first
+    threshold 0.05/m is below the smallest p a bootstrap of B samples gives, 1/(B+1). None when stars are reachable."""
+    tests, samples = one_seed_bleu_tests(report), report.rules.samples
+    if not tests or not samples or samples >= samples_for_holm(tests):
+        return None
+    return (f"No Δ here can carry a star, however large: Holm across the {tests:,} one-seed BLEU tests of this "
+            f"report needs p ≤ 0.05/{tests:,} = {0.05 / tests:.1e} for the first, below the smallest p a bootstrap of "
+            f"{samples:,} samples gives (1/(B+1) = {1 / (samples + 1):.1e}). Read the intervals, or rebuild the report "
+            f"with enough samples: `python -m translate.report FOLDER --samples {samples_for_holm(tests)}`.")
+
+
 def reading_rules(report: Report) -> list[str]:
     """How the intervals, tests and stars were made: the same text on the sweep report and the results page."""
     rules = report.rules
@@ -138,6 +151,7 @@ def reading_rules(report: Report) -> list[str]:
         "resamples).",
         f"- p: `< 0.001` at or below the bootstrap floor 1/(B+1); `*`: Holm-adjusted p < 0.05 across all the tests "
         "of this page (BLEU and chrF separately).",
+        *([f"- {note}"] if (note := unreachable_stars(report)) else []),
         f"- Buckets of fewer than {rules.min_bucket} sentences (`too few`) are shown but decide no verdict; columns "
         "are split into lengths the models were trained on and lengths beyond them (extrapolation).",
         "- Diagonal share, normalised: (s − c)/(1 − c), s the cross-attention mass within ±1 source token of the "
