@@ -9,8 +9,7 @@ import logging
 from pathlib import Path
 from typing import Optional
 
-from translate.analysis.sweep.aggregate import (Baseline, Report, aggregate, one_seed_bleu_tests, rules_from,
-                                               samples_for_holm)
+from translate.analysis.sweep.aggregate import Baseline, Report, aggregate, rules_from
 from translate.analysis.sweep.hparams import write_hparams
 from translate.analysis.sweep.jobs import find_jobs, group_settings
 from translate.analysis.sweep.plots import write_learning_curves, write_length_curve, write_plots
@@ -25,18 +24,13 @@ def build_report(sweep_dir: Path, baseline: str = DEFAULT_BASELINE, samples: Opt
                  margin: Optional[float] = None) -> Report:
     """Reads every job under sweep_dir and writes report.{md,csv,json}, the plots and the HParams entries into
     out_dir (default: SWEEP_DIR/report). samples (default 10,000, or as many as Holm over the report's tests needs
-    to star anything: see samples_for_holm), min_bucket and margin: see aggregate.Rules."""
+    to star anything: see aggregate.samples_for_holm), min_bucket and margin: see aggregate.Rules."""
     sweep_dir = Path(sweep_dir)
     out_dir = Path(out_dir) if out_dir else sweep_dir / "report"
     jobs = find_jobs(sweep_dir)
     settings = group_settings(jobs)
     rules = rules_from(jobs, samples, min_bucket, margin)
     report = aggregate(jobs, settings, Baseline.parse(baseline), rules)
-    if samples is None and rules.samples and samples_for_holm(one_seed_bleu_tests(report)) > rules.samples:
-        # So many tests that Holm could star nothing with the default draws: draw enough (the same seed, so the
-        # report is still reproducible). A given --samples is kept as asked; the page then says what it cannot star.
-        rules.samples = samples_for_holm(one_seed_bleu_tests(report))
-        report = aggregate(jobs, settings, Baseline.parse(baseline), rules)
     out_dir.mkdir(parents=True, exist_ok=True)
     first = report.rows[0].get("test_set") if report.rows else None  # plots: the first test set
     images = (write_plots([r for r in report.rows if r.get("test_set") == first], out_dir)

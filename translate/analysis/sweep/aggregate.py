@@ -62,6 +62,8 @@ class Rules:
     samples: int = 10000
     min_bucket: int = MIN_BUCKET
     margin: float = MARGIN
+    # True unless samples was given: draw more when Holm over the report's tests needs them (samples_for_holm).
+    draw_enough: bool = False
 
     def as_dict(self) -> dict:
         return {"samples": self.samples, "min_bucket": self.min_bucket, "equivalence_margin": self.margin}
@@ -320,6 +322,7 @@ def rules_from(jobs: list[Job], samples: Optional[int], min_bucket: Optional[int
                   margin=config.get("report.equivalence_margin", MARGIN))
     if samples is not None:
         rules.samples = samples
+    rules.draw_enough = samples is None
     if min_bucket is not None:
         rules.min_bucket = min_bucket
     if margin is not None:
@@ -334,11 +337,20 @@ def aggregate(jobs: list[Job], settings: list[Setting], baseline: Baseline, rule
     report = Report(settings=settings, unfinished=[j.name for j in jobs if not j.finished],
                     baseline=baseline.describe(), rules=rules)
     names = list(dict.fromkeys(name for s in settings for job in s.jobs for name in job.test_sets()))
-    for name in names:
-        for setting in settings:
-            if any(name in job.test_sets() for job in setting.jobs):
-                report.rows += aggregator.rows(setting, name, buckets)
-    adjust_for_many_tests(report.rows)
+
+    def all_rows() -> list[dict]:
+        rows = [row for name in names for setting in settings if any(name in job.test_sets() for job in setting.jobs)
+                for row in aggregator.rows(setting, name, buckets)]
+        adjust_for_many_tests(rows)
+        return rows
+
+    report.rows = all_rows()
+    enough = samples_for_holm(one_seed_bleu_tests(report))
+    if rules.draw_enough and rules.samples and enough > rules.samples:
+        # So many tests that Holm could star nothing with these draws: draw enough (the same seed, so the report is
+        # still reproducible); the aggregator keeps the test sets and sentence statistics it has read.
+        rules.samples = enough
+        report.rows = all_rows()
     if not buckets:
         aggregator.notes.append("No job has a by_length report in its metrics.json: whole-split scores only.")
     report.notes = aggregator.notes
