@@ -33,4 +33,6 @@ def test_the_page_says_when_no_star_is_reachable_and_how_many_samples_would_make
     assert unreachable_stars(report_with(528, 20_000)) is None
     assert unreachable_stars(report_with(400, 10_000)) is None
     assert unreachable_stars(report_with(528, 10_000, seeds=3)) is None
+    assert unreachable_stars(report_with(30, 1_000)) is None  # 1/1,001 ≤ 0.05/30: reachable with fewer than 10,000
+    assert unreachable_stars(report_with(60, 1_000))  # 1/1,001 > 0.05/60
     assert not any("can carry a star" in line for line in reading_rules(report_with(400, 10_000)))

@@ -309,6 +309,12 @@ def one_seed_bleu_tests(report: Report) -> int:
                if row.get(key) is not None and row.get("seeds") == 1)
 
 
+def stars_reachable(tests: int, samples: int) -> bool:
+    """Whether a one-seed bootstrap of `samples` draws can give a p, at best 1/(B+1), that passes Holm's first
+    threshold over `tests` tests, 0.05/tests."""
+    return 1 / (samples + 1) <= 0.05 / tests
+
+
 def samples_for_holm(tests: int) -> int:
     """The fewest bootstrap samples, rounded up to 10,000s, whose smallest p, 1/(B+1), can pass Holm's first
     threshold over `tests` tests, 0.05/tests: with fewer, no one-seed Δ can be starred however large it is."""
@@ -339,17 +345,20 @@ def aggregate(jobs: list[Job], settings: list[Setting], baseline: Baseline, rule
     names = list(dict.fromkeys(name for s in settings for job in s.jobs for name in job.test_sets()))
 
     def all_rows() -> list[dict]:
-        rows = [row for name in names for setting in settings if any(name in job.test_sets() for job in setting.jobs)
-                for row in aggregator.rows(setting, name, buckets)]
+        rows = []
+        for name in names:
+            for setting in settings:
+                if any(name in job.test_sets() for job in setting.jobs):
+                    rows += aggregator.rows(setting, name, buckets)
         adjust_for_many_tests(rows)
         return rows
 
     report.rows = all_rows()
-    enough = samples_for_holm(one_seed_bleu_tests(report))
-    if rules.draw_enough and rules.samples and enough > rules.samples:
+    tests = one_seed_bleu_tests(report)
+    if rules.draw_enough and rules.samples and tests and not stars_reachable(tests, rules.samples):
         # So many tests that Holm could star nothing with these draws: draw enough (the same seed, so the report is
         # still reproducible); the aggregator keeps the test sets and sentence statistics it has read.
-        rules.samples = enough
+        rules.samples = samples_for_holm(tests)
         report.rows = all_rows()
     if not buckets:
         aggregator.notes.append("No job has a by_length report in its metrics.json: whole-split scores only.")

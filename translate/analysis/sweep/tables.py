@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Optional
 
 from translate.analysis.sweep.aggregate import (ALL, LONG_MIN, SHORT_MAX, Report, one_seed_bleu_tests,
-                                               samples_for_holm)
+                                               samples_for_holm, stars_reachable)
 from translate.analysis.sweep.significance import p_text
 from translate.io import atomic_write_text
 
@@ -123,7 +123,7 @@ def unreachable_stars(report: Report) -> Optional[str]:
     """A sentence when Holm over the report's BLEU tests cannot star any one-seed Δ, however large: its first
     threshold 0.05/m is below the smallest p a bootstrap of B samples gives, 1/(B+1). None when stars are reachable."""
     tests, samples = one_seed_bleu_tests(report), report.rules.samples
-    if not tests or not samples or samples >= samples_for_holm(tests):
+    if not tests or not samples or stars_reachable(tests, samples):
         return None
     return (f"No Δ here can carry a star, however large: Holm across the {tests:,} one-seed BLEU tests of this "
             f"report needs p ≤ 0.05/{tests:,} = {0.05 / tests:.1e} for the first, below the smallest p a bootstrap of "
