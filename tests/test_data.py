@@ -10,7 +10,8 @@ import pytest
 from translate.data import locate
 from translate.data.batching import collate, make_batches, padding_fraction
 from translate.data.cleaning import DropCounts, Pair, clean_pairs, normalise
-from translate.data.corpora import (CorpusError, HuggingFace, Multi30k, Tatoeba, sentence_components,
+from translate.data.components import sentence_components
+from translate.data.corpora import (CorpusError, HuggingFace, Multi30k, Tatoeba,
                                     split_by_component)
 from translate.data.locate import CorpusNotFound, RemoteFile, locate_corpus
 from translate.data.tokenizer import cached_model_path, train_tokenizer

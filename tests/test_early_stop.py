@@ -38,3 +38,15 @@ def test_patience_survives_a_resume(tiny_config, tiny_data, tmp_path):
     resumed.resume(tmp_path / "last.pt")
     resumed.train()
     assert resumed.progress.step == 8 and [p[0] for p in resumed.progress.valid_curve] == [2, 4, 6, 8]
+
+
+def test_the_test_sets_score_the_last_step_unless_best_is_asked(tiny_config, tmp_path):
+    from translate.cli.train import run
+
+    stopped = (*FROZEN, "train.early_stop_patience=2", "data.test_limit=20", "report.images=[]",
+               "report.bootstrap_samples=0")
+    last = run(tiny_config(*stopped), tmp_path / "last")
+    assert last["tested_step"] == last["steps"] == 6 and last["checkpoint"].endswith("last.pt")
+    assert last["best_valid_step"] == 2  # the pilot's plateau step
+    best = run(tiny_config(*stopped, "train.test_checkpoint=best"), tmp_path / "best")
+    assert best["tested_step"] == 2 and best["steps"] == 6 and best["checkpoint"].endswith("best.pt")

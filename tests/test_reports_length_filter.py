@@ -22,8 +22,12 @@ def test_length_filters_apply_to_train_only(cache_dir):
     filtered = load_splits(make_config(*overrides, "data.train_min_words=3", "data.train_max_words=6").data)
     assert filtered.train and french_words(filtered.train) <= set(range(3, 7))
     assert filtered.train == [p for p in everything.train if 3 <= len(p.fr.split()) <= 6][:2000]  # train_limit
-    assert filtered.valid == everything.valid and filtered.test == everything.test
+    assert filtered.test == everything.test
     assert min(french_words(filtered.test)) < 3 and max(french_words(filtered.test)) > 6
+    # validated on its own lengths: the valid split's pairs of 3-6 words first, then the long valid set's (none here)
+    corpus = load_splits(make_config(*overrides, "data.valid_limit=null").data)
+    assert filtered.valid == [p for p in corpus.valid if 3 <= len(p.fr.split()) <= 6][:100]
+    assert len(filtered.valid) == 100 and french_words(filtered.valid) <= set(range(3, 7))
 
 
 def test_only_a_maximum_keeps_every_shorter_length(cache_dir):

@@ -17,10 +17,10 @@ from test_data import SHARED
 
 @pytest.mark.parametrize("value,message", [
     ("[]", "eval.test_sets=[] is not allowed: expected a non-empty list of test sets"),
-    ("[{name:a,split:dev}]", "eval.test_sets[0].split='dev' is not allowed: expected one of ['train', 'valid', "
-                             "'test']"),
+    ("[{name:a,split:dev}]", "eval.test_sets[0].split='dev' is not allowed: expected one of ['train', 'valid', 'test', "
+                             "'long_test', 'long_valid']"),
     ("[{name:a,long_concat_from:train}]", "eval.test_sets[0].long_concat_from='train' is not allowed: expected one "
-                                          "of ['valid', 'test'] (never train)"),
+                                          "of ['valid', 'test', 'long_test', 'long_valid'] (never train)"),
     ("[{name:a,src:x.fr}]", "eval.test_sets[0].ref=None is not allowed: expected a file path"),
     ("[{name:a,split:test},{name:a,split:valid}]", "eval.test_sets names ['a'] more than once"),
     ("[{split:test}]", "eval.test_sets[0].name=None is not allowed"),

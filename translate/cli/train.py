@@ -68,15 +68,18 @@ def run(cfg: DictConfig, run_dir: Path) -> dict:
     if checkpoint:
         trainer.resume(*checkpoint)
     trainer.train()
-    best = run_dir / "best.pt"
-    if best.exists():  # test the checkpoint chosen on valid BLEU
-        trainer.model.load_state_dict(load_checkpoint(best)["model"])
+    tested, tested_step = run_dir / "last.pt", trainer.progress.step
+    if settings.train.test_checkpoint == "best" and (run_dir / "best.pt").exists():
+        tested = run_dir / "best.pt"
+        state = load_checkpoint(tested)
+        trainer.model.load_state_dict(state["model"])
+        tested_step = state["progress"]["step"]
     metrics = score_test_sets(  # files, TensorBoard scalars and figures: on the main rank only
         settings.report, trainer.translator, specs, data.test_sets, run_dir if runtime.is_main else None,
-        trainer.writer, trainer.progress.step, training_lengths(cfg.data), training_lengths_note(cfg.data))
+        trainer.writer, tested_step, training_lengths(cfg.data), training_lengths_note(cfg.data))
     metrics.update(corpus=cfg.data.name, encoding=cfg.encoding.name, ablation=cfg.ablation.name,
                    model=settings.model.name, **trainer.summary(),
-                   checkpoint=str(best if best.exists() else run_dir / "last.pt"))
+                   checkpoint=str(tested), tested_step=tested_step)
     if runtime.is_main:
         atomic_write_text(run_dir / "metrics.json", json.dumps(metrics, indent=2, ensure_ascii=False) + "\n")
         if trainer.writer:

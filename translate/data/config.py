@@ -3,11 +3,13 @@ corpus itself (`corpus._target_` and its settings) is checked by its class's con
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Optional
+from typing import Any, ClassVar, List, Optional
 
 from translate.config.fields import Checked, Rule, at_least, number_in, one_of, setting
 
 TEXT = Rule(lambda v: v != "", "a non-empty string")
+WORD_RANGE = Rule(lambda v: len(v) == 2 and all(isinstance(n, int) and n >= 1 for n in v) and v[0] <= v[1],
+                  "[low, high]: French words, 1 <= low <= high")
 
 
 @dataclass
@@ -32,6 +34,7 @@ class DataConfig(Checked):
     train_max_words: Optional[int] = setting(at_least(1), default=None, optional=True)
     train_limit: Optional[int] = setting(at_least(1), default=None, optional=True)
     train_max_pairs: Optional[int] = setting(at_least(1), default=None, optional=True)
+    train_same_tokens_as: Optional[List[int]] = setting(WORD_RANGE, default=None, optional=True)
     valid_limit: Optional[int] = setting(at_least(1), default=None, optional=True)
     test_limit: Optional[int] = setting(at_least(1), default=None, optional=True)
 

@@ -10,11 +10,13 @@ import logging
 import random
 import zipfile
 import zlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator, Optional
 
 from translate.data.cleaning import DropCounts, Pair, clean_pairs
+from translate.data.components import sentence_components
+from translate.data.long_reserve import reserve_long
 from translate.data.locate import RemoteFile, locate_corpus
 
 log = logging.getLogger(__name__)
@@ -36,33 +38,14 @@ class Splits:
     train: list[Pair]
     valid: list[Pair]
     test: list[Pair]
+    long_test: list[Pair] = field(default_factory=list)    # real long pairs no run trains on (long_reserve.py)
+    long_valid: list[Pair] = field(default_factory=list)
 
     def check_not_empty(self, corpus: str) -> None:
         for name in ("train", "valid", "test"):
             if not getattr(self, name):
                 raise CorpusError(f"corpus {corpus!r}: the {name} split is empty after filtering; check data.path, "
                                   f"data.max_words and the split sizes.")
-
-
-def sentence_components(pairs: list[Pair]) -> list[list[int]]:
-    """Indices of `pairs` grouped by connected component of the bipartite English-French sentence graph (a pair is
-    an edge): a chain en1-fr1-en2-fr2 is one component. Components are ordered by their first pair."""
-    parent: dict[tuple[str, str], tuple[str, str]] = {}
-
-    def root(node: tuple[str, str]) -> tuple[str, str]:
-        while parent.setdefault(node, node) != node:
-            parent[node] = parent[parent[node]]  # path halving keeps the trees shallow
-            node = parent[node]
-        return node
-
-    for p in pairs:
-        a, b = root(("en", p.en)), root(("fr", p.fr))
-        if a != b:
-            parent[a] = b
-    members: dict[tuple[str, str], list[int]] = {}
-    for i, p in enumerate(pairs):
-        members.setdefault(root(("en", p.en)), []).append(i)
-    return list(members.values())
 
 
 def split_by_component(pairs: list[Pair], valid_size: int, test_size: int, seed: int) -> Splits:
@@ -106,9 +89,12 @@ class Tatoeba:
                         "16c4f7d0df9e7c5e6c54cdb0447f3f4a18a55052ff5e2e0b27dd4a06c0e49d04")]
 
     def __init__(self, valid_size: int = 1000, test_size: int = 2000, split_seed: int = 1,
-                 max_words: Optional[int] = 80) -> None:
+                 max_words: Optional[int] = 80, long_reserve: bool = True) -> None:
         require_counts(valid_size=valid_size, test_size=test_size, max_words=max_words)
+        if not isinstance(long_reserve, bool):
+            raise ValueError(f"data.corpus.long_reserve={long_reserve!r} is not allowed: expected true or false")
         self.valid_size, self.test_size, self.split_seed, self.max_words = valid_size, test_size, split_seed, max_words
+        self.long_reserve = long_reserve
 
     def zip_path(self, data_path: Optional[str]) -> Path:
         if data_path and Path(data_path).is_file():
@@ -148,6 +134,11 @@ class Tatoeba:
             raise CorpusError(f"{path}: the corpus is empty after filtering (dropped: {dict(drops.reasons)}); "
                               f"check the file and data.corpus.max_words={self.max_words}")
         splits = split_by_component(pairs, self.valid_size, self.test_size, self.split_seed)
+        if self.long_reserve:  # after the split, so valid and test are the same with or without it
+            reserve = reserve_long(splits.train, self.split_seed)
+            splits.train, splits.long_test, splits.long_valid = reserve.train, reserve.long_test, reserve.long_valid
+            log.info("long test %d pairs, long valid %d pairs (reserved from train; %d short pairs of their "
+                     "components dropped)", len(reserve.long_test), len(reserve.long_valid), reserve.dropped_short)
         splits.check_not_empty(self.name)
         return splits
 

@@ -85,13 +85,45 @@ def training_pairs(train: list[Pair], cfg: DictConfig) -> list[Pair]:
     return subsample(kept, cfg.get("train_max_pairs"))
 
 
+def validation_pairs(corpus: Splits, cfg: DictConfig) -> list[Pair]:
+    """What a run validates (and early-stops) on. A run trained on some lengths is validated on those lengths: the
+    valid split and the reserved long valid set, filtered like the training pairs. Otherwise the valid split."""
+    low, high = cfg.get("train_min_words"), cfg.get("train_max_words")
+    if low is None and high is None:
+        return corpus.valid
+    kept = filter_lengths(corpus.valid + corpus.long_valid, low, high)
+    if not kept:
+        raise CorpusError(f"no validation pairs of data.train_min_words={low} to data.train_max_words={high} French "
+                          f"words in the valid split (nor in a reserved long valid set)")
+    return kept
+
+
 def finish_splits(corpus: Splits, cfg: DictConfig) -> Splits:
-    """The splits a run uses: train filtered (training_pairs), valid and test cut to valid_limit / test_limit."""
-    limits = {name: cfg.get(f"{name}_limit") for name in ("valid", "test")}
-    splits = Splits(training_pairs(corpus.train, cfg), *(getattr(corpus, name)[: limits[name] or None]
-                                                          for name in ("valid", "test")))
+    """The splits a run uses: train filtered (training_pairs), valid of the training lengths (validation_pairs),
+    both valid and test cut to valid_limit / test_limit."""
+    splits = Splits(training_pairs(corpus.train, cfg), validation_pairs(corpus, cfg)[: cfg.get("valid_limit") or None],
+                    corpus.test[: cfg.get("test_limit") or None])
     log.info("pairs: train %d, valid %d, test %d", len(splits.train), len(splits.valid), len(splits.test))
     return splits
+
+
+def same_target_tokens(pairs: list[Pair], like: list[Pair], tokenizer: Tokenizer) -> list[Pair]:
+    """`pairs` drawn at random (fixed seed, like train_max_pairs) until their English sides hold as many SentencePiece
+    pieces as those of `like`, kept in corpus order: two length groups of the same training size in target tokens."""
+    target = sum(len(ids) for ids in tokenizer.encode([p.en for p in like]))
+    order = list(range(len(pairs)))
+    random.Random(TRAIN_SAMPLE_SEED).shuffle(order)
+    pieces = tokenizer.encode([pairs[i].en for i in order])
+    total, keep = 0, []
+    for i, ids in zip(order, pieces):
+        if total >= target:
+            break
+        keep.append(i)
+        total += len(ids)
+    if total < target:
+        raise CorpusError(f"data.train_same_tokens_as: the {len(pairs)} training pairs hold {total} target pieces, "
+                          f"fewer than the {target} of the pairs they should match; widen the length filters")
+    return [pairs[i] for i in sorted(keep)]
 
 
 def load_splits(cfg: DictConfig) -> Splits:
@@ -134,6 +166,11 @@ def prepare_data(cfg: DictConfig, tokenizer: Optional[Tokenizer] = None,
         tok = cfg.tokenizer
         tokenizer = train_tokenizer(tokenizer_pairs(corpus, cfg), root, tok.vocab_size, tok.model_type,
                                     tok.character_coverage)
+    like = cfg.get("train_same_tokens_as")
+    if like is not None:
+        splits.train = same_target_tokens(splits.train, filter_lengths(corpus.train, *like), tokenizer)
+        log.info("train %d pairs: as many target pieces as the train pairs of %d-%d French words", len(splits.train),
+                 *like)
     tokenized = {name: tokenize_split(getattr(splits, name), tokenizer, root, name) for name in SPLITS}
     tested = {}
     for spec in test_sets or [TestSetSpec("test", split="test")]:

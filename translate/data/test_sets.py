@@ -1,6 +1,7 @@
 """The test sets a run is scored on: `eval.test_sets`, a list of entries, each one of
 
-    {name: test, split: test}                          a split (train, valid, test) of the run's corpus
+    {name: test, split: test}                          a split (train, valid, test) of the run's corpus, or the
+                                                       reserved real long sentences (long_test, long_valid: Tatoeba)
     {name: flickr2016, src: FILE.fr[.gz], ref: FILE.en[.gz]}   line-aligned plain or gzipped files
     {name: long_concat, long_concat_from: test}        synthetic long pseudo-sentences (translate/data/long_concat.py)
 
@@ -22,8 +23,8 @@ from translate.data.corpora import CorpusError, Splits, decode_pairs, read_byte_
 from translate.data.locate import candidate_dirs
 from translate.data.long_concat import build_long_concat
 
-SPLITS = ("train", "valid", "test")
-EVAL_SPLITS = ("valid", "test")   # long_concat is never built from train
+SPLITS = ("train", "valid", "test", "long_test", "long_valid")
+EVAL_SPLITS = ("valid", "test", "long_test", "long_valid")   # long_concat is never built from train
 KINDS = ("split", "src", "long_concat_from")
 NAME = re.compile(r"^[A-Za-z0-9_.-]+$")  # it names files and TensorBoard tags
 

@@ -41,6 +41,9 @@ class TrainConfig(Checked):
     samples: int = setting(at_least(0))
     # stop after this many validations in a row without a better valid BLEU (null: train to the step/time budget)
     early_stop_patience: Optional[int] = setting(at_least(1), default=None, optional=True)
+    # the model the test sets score: the last step's (every job of a comparison at its one step budget), or the
+    # checkpoint of the best valid BLEU (a step that differs from job to job)
+    test_checkpoint: str = setting(one_of("last", "best"), default="last")
 
     def fixed_shapes_wanted(self) -> bool:
         """Pad batches to a few shapes: asked for, or (auto) because compiled graphs want them."""

@@ -46,6 +46,7 @@ class Progress:
     train_seconds: float = 0.0    # in training steps (for tokens/s)
     valid_seconds: float = 0.0    # in validation (counted in the time budget too)
     best_bleu: float = -1.0
+    best_step: int = 0                # the step of best_bleu (a pilot's plateau step)
     validations_since_best: int = 0   # train.early_stop_patience counts these
     # [step, valid BLEU, valid loss] at every validation: the learning curve, in metrics.json and the sweep report
     valid_curve: list = field(default_factory=list)
@@ -285,6 +286,7 @@ class Trainer:
         self.progress.validations_since_best += 1
         if metrics["bleu"] > self.progress.best_bleu:
             self.progress.best_bleu = metrics["bleu"]
+            self.progress.best_step = step
             self.progress.validations_since_best = 0
             self.save("best.pt")
         for callback in self.callbacks:
@@ -437,6 +439,7 @@ class Trainer:
                 "target_tokens_per_s": round(self.tokens_per_second(), 1),
                 "parameters": sum(p.numel() for p in self.model.parameters()),
                 "stopped_early": self.plateaued(), "best_valid_bleu": round(self.progress.best_bleu, 2),
+                "best_valid_step": self.progress.best_step,
                 "valid_curve": self.progress.valid_curve}
 
     def tokens_per_second(self) -> float:

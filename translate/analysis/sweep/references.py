@@ -10,12 +10,14 @@ from omegaconf import OmegaConf
 
 from translate.analysis.buckets import PAIR_LENGTH, Bucket, members
 from translate.data.cleaning import Pair
+from translate.data.components import component_ids
 from translate.data.pipeline import read_corpus
 from translate.data.test_sets import TestSetSpec, parse_test_sets, test_set_pairs
 from translate.analysis.sweep.significance import Groups
 
 # Train-only filters: they change the training pairs, never the test split.
-TRAIN_ONLY = ("data.train_min_words", "data.train_max_words", "data.train_limit", "data.train_max_pairs")
+TRAIN_ONLY = ("data.train_min_words", "data.train_max_words", "data.train_limit", "data.train_max_pairs",
+              "data.train_same_tokens_as")
 
 
 @dataclass
@@ -30,20 +32,7 @@ class TestSet:
     def groups(self) -> Groups:
         """Pairs joined by a shared English or French sentence (connected components) form one group, which the
         bootstrap resamples as a whole; a pair sharing nothing is its own group."""
-        parent = list(range(len(self.pairs)))
-
-        def root(i: int) -> int:
-            while parent[i] != i:
-                parent[i] = parent[parent[i]]
-                i = parent[i]
-            return i
-
-        first: dict[tuple[str, str], int] = {}
-        for i, pair in enumerate(self.pairs):
-            for key in (("en", pair.en), ("fr", pair.fr)):
-                j = first.setdefault(key, i)
-                parent[root(i)] = root(j)
-        return Groups.of([root(i) for i in range(len(self.pairs))])
+        return Groups.of(component_ids(self.pairs))
 
     def words(self, bucketed_by: str) -> Optional[list[int]]:
         """Each pair's length as a metrics.json `bucketed_by` measures it, or None when the text cannot say."""
