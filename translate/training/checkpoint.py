@@ -1,12 +1,19 @@
 """Checkpoints that survive a kill at any moment.
 
 Every file is written atomically (temporary file beside it, fsync, rename), so a reader sees the old file or the new
-one, never half of either. `last.pt` keeps its predecessor as `last.prev.pt`; a checkpoint that still turns out
-unreadable (copied half, bit rot) is detected by the zip CRCs and `newest_valid_checkpoint` falls back to the next.
+one, never half of either. A run keeps `best.pt` and `last.pt` (older runs also kept `last.prev.pt`, the `last.pt` before
+it, which the next save removes); a checkpoint that still turns out unreadable (copied half, bit rot) is detected by the
+zip CRCs and `newest_valid_checkpoint` falls back to the next.
+
+A checkpoint holds tensors and plain data only (dicts, lists, tuples, str, bytes, int, float, bool, None): the
+config as a plain dict, the SentencePiece model as bytes, the RNG states as tensors and tuples of ints. It is read
+with `torch.load(weights_only=True)`, so a file that holds any other pickled object (a function, a class) is refused
+without running anything, and a record it lacks is named.
 """
 from __future__ import annotations
 
 import logging
+import pickle
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,6 +34,11 @@ FORMAT_VERSION = 1
 ARCHITECTURE_SECTIONS = ("model", "encoding", "ablation")
 # Files a run folder may hold that `train.resume=auto` can continue from, the preferred first on equal steps.
 RESUMABLE = ("last.pt", "last.prev.pt", "best.pt")
+# The records of a checkpoint and their types (see Trainer.state).
+RECORDS = {"config": dict, "tokenizer": bytes, "model": dict, "optimizer": dict, "scheduler": dict, "progress": dict,
+           "rng": dict}
+MODEL_RECORDS = ("config", "tokenizer", "model", "progress")   # what evaluating and translating read
+RESUME_RECORDS = tuple(RECORDS)                                 # what continuing training reads
 
 
 class CheckpointError(RuntimeError):
@@ -37,8 +49,9 @@ def save_checkpoint(path: Path, state: dict[str, Any], keep_previous: bool = Fal
     atomic_write(path, lambda f: torch.save({"format": FORMAT_VERSION, **state}, f), keep_previous)
 
 
-def load_checkpoint(path: Path) -> dict[str, Any]:
-    """The checkpoint's state dict; CheckpointError if it is missing, truncated, corrupt or not ours."""
+def load_checkpoint(path: Path, records: tuple[str, ...] = ("model", "progress")) -> dict[str, Any]:
+    """The checkpoint's state dict; CheckpointError if it is missing, truncated, corrupt, not ours, holds anything
+    but tensors and plain data (nothing in it is run), or lacks one of `records` (see RECORDS)."""
     path = Path(path)
     if not path.exists():
         raise CheckpointError(f"checkpoint {path} does not exist")
@@ -52,12 +65,53 @@ def load_checkpoint(path: Path) -> dict[str, Any]:
     if damaged is not None:
         raise CheckpointError(f"checkpoint {path} is corrupt: record {damaged} fails its CRC check")
     try:
-        state = torch.load(path, map_location="cpu", weights_only=False)
-    except Exception as error:  # bad pickle, missing records, ...: all mean "unusable"
-        raise CheckpointError(f"checkpoint {path} is unreadable (truncated or corrupt: {error})") from None
+        state = torch.load(path, map_location="cpu", weights_only=True)
+    except pickle.UnpicklingError as error:  # the weights-only unpickler met something else: nothing was run
+        raise CheckpointError(refusal(path, error)) from None
+    except Exception as error:  # missing records, a damaged pickle, ...: all mean "unusable"
+        raise CheckpointError(f"checkpoint {path} is unreadable (truncated or corrupt: {one_line(error)})") from None
     if not isinstance(state, dict) or state.get("format") != FORMAT_VERSION or "model" not in state:
         raise CheckpointError(f"checkpoint {path} is not a translate checkpoint of format {FORMAT_VERSION}")
+    check_records(state, records, path)
     return state
+
+
+def one_line(error: Exception) -> str:
+    return " ".join(str(error).split())
+
+
+def refusal(path: Path, error: Exception) -> str:
+    """Why a file that needs more than tensors and plain data is refused, in one line."""
+    try:  # reads the pickle's opcodes; runs nothing
+        found = torch.serialization.get_unsafe_globals_in_checkpoint(path)
+    except Exception:  # noqa: BLE001  the list is only a help for the message
+        found = []
+    what = f"the Python object(s) {', '.join(found)}" if found else "data other than tensors and plain values"
+    detail = "" if found else f" ({unpickler_reason(error)})"
+    return (f"checkpoint {path} is refused: it holds {what}{detail}, which loading would run; nothing in it was run. "
+            f"A translate checkpoint holds tensors and plain data only, so this file was not written by translate "
+            f"or was altered")
+
+
+def unpickler_reason(error: Exception) -> str:
+    """The paragraph of torch's weights-only error that says what it met, without its general advice."""
+    parts = [" ".join(p.split()) for p in str(error).split("\n\n") if p.strip()]
+    general = ("Weights only load failed", "Check the documentation")
+    return next((p for p in parts if not p.startswith(general)), parts[0] if parts else type(error).__name__)
+
+
+def check_records(state: dict, records: tuple[str, ...], path: Path) -> None:
+    """CheckpointError naming the first of `records` that `state` lacks or holds with the wrong type."""
+    for name in records:
+        expected = RECORDS.get(name, dict)
+        if name not in state:
+            raise CheckpointError(f"checkpoint {path} lacks the record {name!r}; a translate checkpoint holds "
+                                  f"{', '.join(RECORDS)}")
+        if not isinstance(state[name], expected):
+            raise CheckpointError(f"checkpoint {path}: record {name!r} is a {type(state[name]).__name__}; expected "
+                                  f"a {expected.__name__}")
+    if "progress" in records and not isinstance(state["progress"].get("step"), int):
+        raise CheckpointError(f"checkpoint {path}: record 'progress' has no integer 'step'")
 
 
 def newest_valid_checkpoint(folder: Path) -> Optional[tuple[Path, dict[str, Any]]]:
@@ -120,11 +174,24 @@ class LoadedModel:
 
 
 def load_model(path: str | Path, device: str | torch.device = "cpu") -> LoadedModel:
-    state = load_checkpoint(Path(path))
+    path = Path(path)
+    state = load_checkpoint(path, MODEL_RECORDS)
+    missing = [s for s in ARCHITECTURE_SECTIONS if not isinstance(state["config"].get(s), dict)]
+    if missing:
+        raise CheckpointError(f"checkpoint {path}: its config lacks the section(s) {missing}; a translate checkpoint's "
+                              f"config holds {list(ARCHITECTURE_SECTIONS)}")
     config = OmegaConf.create(state["config"])
-    tokenizer = Tokenizer(state["tokenizer"])
+    try:
+        tokenizer = Tokenizer(state["tokenizer"])
+    except (RuntimeError, OSError, TypeError) as error:
+        raise CheckpointError(f"checkpoint {path}: its record 'tokenizer' is not a SentencePiece model "
+                              f"({one_line(error)})") from None
     model = build_model(model_config_of(state["config"]["model"]), config.encoding, config.ablation, len(tokenizer),
                         tokenizer.pad_id)
-    model.load_state_dict(state["model"])
+    try:
+        model.load_state_dict(state["model"])
+    except RuntimeError as error:
+        raise CheckpointError(f"checkpoint {path}: its weights do not fit the model its config describes "
+                              f"({one_line(error)[:300]})") from None
     model.to(device).eval()
     return LoadedModel(model, tokenizer, config, state["progress"]["step"])

@@ -23,7 +23,9 @@ from translate.data.pipeline import PreparedData
 from translate.decoding.translator import Translator
 from translate.scoring.splits import score_split
 from translate.model.transformer import Transformer
-from translate.training.checkpoint import CheckpointError, check_compatible, load_checkpoint, save_checkpoint
+from translate.io import previous_path
+from translate.training.checkpoint import (RESUME_RECORDS, CheckpointError, check_compatible, check_records,
+                                           load_checkpoint, save_checkpoint)
 from translate.training import distributed
 from translate.training.compilation import CompiledSteps
 from translate.training.config import TrainConfig
@@ -93,6 +95,22 @@ def set_rng_state(state: dict) -> None:
         torch.cuda.set_rng_state_all(state["cuda"])
 
 
+def budget_spent(train: TrainConfig, progress: Progress) -> Optional[str]:
+    """The budget a run at `progress` has used up, in words; None while it has training left."""
+    t, p = train, progress
+    if p.step >= t.max_steps:
+        return f"step {p.step} of train.max_steps={t.max_steps}"
+    if p.epoch >= t.max_epochs:
+        return f"epoch {p.epoch} of train.max_epochs={t.max_epochs}"
+    if t.early_stop_patience is not None and p.validations_since_best >= t.early_stop_patience:
+        return (f"{p.validations_since_best} validations without a better valid BLEU (train.early_stop_patience="
+                f"{t.early_stop_patience})")
+    minutes = (p.train_seconds + p.valid_seconds) / 60
+    if t.max_minutes and minutes >= t.max_minutes:
+        return f"{minutes:.1f} minutes of train.max_minutes={t.max_minutes:g}"
+    return None
+
+
 class Trainer:
     """Runs the loop over finished objects; translate.training.setup.build_trainer makes them from a config."""
 
@@ -131,18 +149,21 @@ class Trainer:
             "rng": rng_state(),
         }
 
-    def save(self, name: str, keep_previous: bool = False) -> Path:
-        """Write a checkpoint atomically; keep_previous: keep the one it replaces as <name>.prev.pt."""
+    def save(self, name: str) -> Path:
+        """Write a checkpoint atomically: the one it replaces stays whole until the new one is complete. A run keeps
+        best.pt and last.pt; a <name>.prev.pt that an older run kept beside it is removed once the new one is saved."""
         path = self.run_dir / name
         if self.runtime.is_main:
-            save_checkpoint(path, self.state(), keep_previous)
+            save_checkpoint(path, self.state())
+            previous_path(path).unlink(missing_ok=True)
             if self.writer:  # TensorBoard then holds every step the checkpoint covers
                 self.writer.flush()
         return path
 
     def resume(self, path: Path, state: Optional[dict] = None) -> None:
         """Continue from a checkpoint: weights, optimizer, scheduler, progress (data position) and RNG states."""
-        state = load_checkpoint(path) if state is None else state
+        state = load_checkpoint(path, RESUME_RECORDS) if state is None else state
+        check_records(state, RESUME_RECORDS, path)
         check_compatible(state["config"], self.config_record, path)
         if state["tokenizer"] != self.tokenizer.model_proto:
             raise CheckpointError(f"checkpoint {path} was trained with another SentencePiece model (data settings "
@@ -297,10 +318,7 @@ class Trainer:
 
     # -- the loop --------------------------------------------------------------------------------------------------
     def out_of_budget(self) -> bool:
-        t, p = self.train_cfg, self.progress
-        minutes = t.max_minutes
-        return (p.step >= t.max_steps or p.epoch >= t.max_epochs or self.plateaued()
-                or bool(minutes and p.train_seconds + p.valid_seconds >= 60 * minutes))
+        return budget_spent(self.train_cfg, self.progress) is not None
 
     def plateaued(self) -> bool:
         """train.early_stop_patience validations in a row without a better valid BLEU (null: never)."""
@@ -406,16 +424,16 @@ class Trainer:
                 self.validate()
                 window_start = time.perf_counter()
             if self.progress.step % t.save_every == 0:
-                self.save("last.pt", keep_previous=True)
+                self.save("last.pt")
         self.settle_timed()
         if stop_asked:
             bar.close()
             raise Interrupted(self.stop.signum or signal.SIGTERM, self.progress.step,
-                              self.save("last.pt", keep_previous=True))
+                              self.save("last.pt"))
         bar.close()
         if self.progress.step % t.valid_every:
             self.validate()
-        self.save("last.pt", keep_previous=True)
+        self.save("last.pt")
         for callback in self.callbacks:
             if hasattr(callback, "on_end"):
                 callback.on_end(self.progress.step)
