@@ -5,19 +5,50 @@ import sys
 from pathlib import Path
 
 from hydra import compose, initialize_config_dir
+from hydra.core.override_parser.overrides_parser import OverridesParser
 from hydra.errors import ConfigCompositionException
 from omegaconf.errors import OmegaConfBaseException
 
 from translate.cli.piece import parse_piece
-from translate.config.errors import ConfigError, from_composition
+from translate.config.errors import ConfigError, from_composition, unknown_option
 from translate.io import WriteError, check_writable
+
+CONFIG_FLAGS = ("-cd", "--config-dir", "-cp", "--config-path", "-cn", "--config-name")  # another conf/ then
+
+
+def check_options(config_dir: str, overrides: list[str]) -> None:
+    """Every option chosen for a config group (`encoding=rope`, a sweep's `encoding=rope,alibi`, `+sweep/pe=...`)
+    names a file of conf/<group>/; ConfigError naming the closest ones otherwise."""
+    parser = OverridesParser.create()
+    for text in overrides:
+        try:
+            override = parser.parse_override(text)
+        except Exception:  # noqa: BLE001  a bad override's syntax, a flag's value: Hydra answers it itself
+            continue
+        group = override.key_or_group
+        folder = Path(config_dir) / group
+        if override.is_delete() or not folder.is_dir():
+            continue  # a setting (train.lr=...), not a group
+        chosen = list(override.sweep_string_iterator()) if override.is_sweep_override() else \
+            [override.get_value_element_as_str()]
+        options = sorted(p.stem for p in folder.glob("*.yaml"))
+        for name in chosen:
+            if name not in options and name != "null":  # group=null takes the group out
+                raise unknown_option(group, name, options)
 
 
 def check_overrides(config_dir: str, config_name: str, argv: list[str]) -> None:
-    """Compose the config once: a wrong type or an unknown key (the schemas refuse them) exits with our error."""
+    """Compose the config once: an unknown option of a config group, a wrong type or an unknown key (the schemas
+    refuse them) exits with our error."""
+    overrides = [a for a in argv if not a.startswith(("-", "hydra.", "hydra/", "+hydra", "~hydra"))]
+    try:
+        if not any(a.split("=", 1)[0] in CONFIG_FLAGS for a in argv):
+            check_options(config_dir, overrides)
+    except ConfigError as error:
+        print(f"error: {error}", file=sys.stderr)
+        sys.exit(2)
     if any(a.startswith("-") for a in argv):
         return  # a sweep (-m) or a Hydra flag (--help, --cfg): Hydra's own path
-    overrides = [a for a in argv if not a.startswith(("hydra.", "hydra/", "+hydra", "~hydra"))]
     try:
         with initialize_config_dir(config_dir=config_dir, version_base="1.3"):
             cfg = compose(config_name=config_name, overrides=overrides)

@@ -4,12 +4,16 @@ Examples:
     python -m translate.train encoding=rope model=small
     python -m translate.train data=multi30k train.max_minutes=60
     python -m translate.train hydra.run.dir=runs/mine train.resume=auto      # continue an interrupted run
+    python -m translate.train hydra.run.dir=runs/mine train.resume=auto train.max_steps=2000   # train a finished one on
+
+A run that fails before it saved a checkpoint takes its new run folder back.
 """
 from __future__ import annotations
 
 import json
 import logging
 import os
+import shutil
 import sys
 from functools import partial
 from pathlib import Path
@@ -20,18 +24,20 @@ from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig, OmegaConf
 
 from translate.config import ConfigError, validate_config
+from translate.config.validate import typed
 from translate.data.pipeline import prepare_data
 from translate.analysis.run.callback import LengthReport
 from translate.analysis.run.report_split import training_lengths, training_lengths_note
 from translate.analysis.run.test_set_reports import score_test_sets
-from translate.training.checkpoint import CheckpointError, load_checkpoint, newest_valid_checkpoint
+from translate.training.checkpoint import RESUME_RECORDS, CheckpointError, load_checkpoint, newest_valid_checkpoint
 from translate.cli.piece import in_piece
 from translate.cli.preflight import check_overrides, check_run_dir
 from translate.io import WriteError, atomic_write_text, remove_partial_writes
 from translate.training.device import make_runtime
+from translate.training.config import TrainConfig
 from translate.training.interruption import Interrupted, resume_command
 from translate.training.setup import build_trainer
-from translate.training.trainer import TrainingDiverged
+from translate.training.trainer import Progress, TrainingDiverged, budget_spent
 
 log = logging.getLogger("translate.train")
 CONF_DIR = str(Path(__file__).resolve().parents[2] / "conf")
@@ -50,7 +56,7 @@ def resume_from(setting: str | None, run_dir: Path) -> tuple[Path, dict] | None:
     path = Path(setting)
     if not path.exists():
         raise ConfigError(f"train.resume={setting!r}: no such checkpoint; allowed: null, auto or an existing path")
-    return path, load_checkpoint(path)
+    return path, load_checkpoint(path, RESUME_RECORDS)
 
 
 def run(cfg: DictConfig, run_dir: Path) -> dict:
@@ -60,11 +66,11 @@ def run(cfg: DictConfig, run_dir: Path) -> dict:
         torch.set_num_threads(settings.train.num_threads)
     runtime = make_runtime(settings.train.device, settings.train.precision)
     atomic_write_text(run_dir / "config.yaml", OmegaConf.to_yaml(cfg, resolve=True))  # fails early if not writable
+    checkpoint = resume_from(settings.train.resume, run_dir)  # before the corpus: a bad checkpoint fails at once
     specs = settings.eval.specs
     data = prepare_data(cfg.data, test_sets=specs)
     report = partial(LengthReport, settings.report, probe_split=data.splits["test"])
     trainer = build_trainer(cfg, data, runtime, run_dir, [report], settings)
-    checkpoint = resume_from(settings.train.resume, run_dir)
     if checkpoint:
         trainer.resume(*checkpoint)
     trainer.train()
@@ -87,25 +93,80 @@ def run(cfg: DictConfig, run_dir: Path) -> dict:
     return metrics
 
 
+def nothing_left(cfg: DictConfig, run_dir: Path) -> str | None:
+    """For a finished run (its metrics.json exists): why this command has nothing to train there, or None when a
+    larger budget (train.max_steps, max_epochs, max_minutes, early_stop_patience) lets it continue from its newest
+    checkpoint. A rerun of a sweep with the same budget so skips its finished jobs."""
+    found = newest_valid_checkpoint(run_dir)
+    if found is None:
+        return "no checkpoint is left in the folder to continue from"
+    path, state = found
+    spent = budget_spent(typed(cfg, "train", TrainConfig), Progress(**state["progress"]))
+    if spent is None:
+        log.info("continuing the finished run from %s (step %d): this command's budget is larger", path,
+                 state["progress"]["step"])
+    return spent
+
+
+def is_new(run_dir: Path, log_file: str) -> bool:
+    """The run folder holds only what Hydra has just written for this command: it was made for this run."""
+    return {p.name for p in run_dir.iterdir()} <= {".hydra", log_file} if run_dir.is_dir() else False
+
+
+def take_back(run_dir: Path, log_file: str) -> None:
+    """Remove a new run folder after a failure before any checkpoint was saved: nothing in it is worth keeping.
+    Only the files Hydra and this command write are deleted; a folder holding anything else stays."""
+    if any(run_dir.glob("*.pt")) or (run_dir / "metrics.json").exists():
+        return
+    for name in (".hydra", "tb"):
+        shutil.rmtree(run_dir / name, ignore_errors=True)
+    for name in (log_file, "config.yaml"):
+        (run_dir / name).unlink(missing_ok=True)
+    remove_partial_writes(run_dir)
+    try:
+        run_dir.rmdir()
+    except OSError:  # something else is in it: keep it
+        pass
+
+
+def log_to_file(level: int, message: str) -> None:
+    """Record `message` in the run's log file only: the console gets it once, from the print beside this call."""
+    record = log.makeRecord(log.name, level, __file__, 0, "%s", (message,), None)
+    for handler in logging.getLogger().handlers:
+        if isinstance(handler, logging.FileHandler):
+            handler.handle(record)
+
+
 @hydra.main(config_path=CONF_DIR, config_name="config", version_base="1.3")
 def main(cfg: DictConfig) -> None:
     hydra_cfg = HydraConfig.get()
     run_dir = Path(hydra_cfg.runtime.output_dir)
+    log_file = f"{hydra_cfg.job.name}.log"
+    new_folder, finished = is_new(run_dir, log_file), False
+    try:
+        train_and_test(cfg, hydra_cfg, run_dir)
+        finished = True
+    finally:
+        if new_folder and not finished:
+            take_back(run_dir, log_file)
+
+
+def train_and_test(cfg: DictConfig, hydra_cfg, run_dir: Path) -> None:
+    """main's body: every error is printed once, as `error: ...`, and exits with status 2."""
     resume = resume_command(hydra_cfg.overrides.task, Path(hydra_cfg.run.dir))
     try:
         if not in_piece(cfg.get("piece"), OmegaConf.select(hydra_cfg, "job.num", throw_on_missing=False)):
             print(f"not in piece={cfg.piece}: {os.path.relpath(run_dir)} skipped")
             return
-    except ConfigError as error:
-        print(f"error: {error}", file=sys.stderr)
-        sys.exit(2)
-    if cfg.train.resume == "auto" and (run_dir / "metrics.json").exists():  # a finished job of a rerun sweep
-        print(f"already finished: {run_dir / 'metrics.json'} (delete it to run this job again)")
-        return
-    try:
+        if cfg.train.resume == "auto" and (run_dir / "metrics.json").exists():  # finished: a rerun, or train on
+            reason = nothing_left(cfg, run_dir)
+            if reason is not None:
+                print(f"already finished: {run_dir / 'metrics.json'} ({reason}); nothing to train. Raise that budget "
+                      f"to train on, or delete metrics.json to run this job again")
+                return
         metrics = run(cfg, run_dir)
     except Interrupted as stop:
-        log.warning("%s", stop)
+        log_to_file(logging.WARNING, str(stop))
         print(f"interrupted: training stopped at step {stop.step}; checkpoint saved to {stop.checkpoint}.\n"
               f"Resume with:\n  {resume}", file=sys.stderr)
         sys.exit(stop.exit_code)
@@ -114,7 +175,7 @@ def main(cfg: DictConfig) -> None:
             run_dir / "last.pt").exists() else ""), file=sys.stderr)
         sys.exit(130)
     except (ConfigError, CheckpointError, WriteError, TrainingDiverged, ValueError, OSError) as error:
-        log.error("%s", error)
+        log_to_file(logging.ERROR, str(error))
         print(f"error: {error}", file=sys.stderr)
         if isinstance(error, (WriteError, TrainingDiverged)) and (run_dir / "last.pt").exists():
             print(f"Once fixed, resume with:\n  {resume}", file=sys.stderr)
@@ -125,6 +186,6 @@ def main(cfg: DictConfig) -> None:
 
 
 if __name__ == "__main__":
+    check_overrides(CONF_DIR, "config", sys.argv[1:])  # first: a refused command leaves no run folder
     check_run_dir(sys.argv[1:])
-    check_overrides(CONF_DIR, "config", sys.argv[1:])
     main()

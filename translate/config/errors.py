@@ -1,7 +1,8 @@
 """The one error type of bad settings, and the one way it is worded: the key, the value and what is allowed."""
 from __future__ import annotations
 
-from typing import Any
+import difflib
+from typing import Any, Sequence
 
 from omegaconf import DictConfig, ListConfig, OmegaConf
 from omegaconf.errors import ConfigKeyError, MissingMandatoryValue, OmegaConfBaseException, ValidationError
@@ -20,6 +21,13 @@ def not_allowed(key: str, value: Any, allowed: str) -> ConfigError:
     return ConfigError(f"{key}={shown(value)!r} is not allowed: expected {allowed}")
 
 
+def unknown_option(group: str, name: str, options: Sequence[str]) -> ConfigError:
+    """`group=name` names no file of conf/<group>/: the closest names first, then every option."""
+    closest = difflib.get_close_matches(name, options, n=3, cutoff=0.5)
+    hint = f"did you mean {' or '.join(closest)}? " if closest else ""
+    return ConfigError(f"{group}={name!r} is not allowed: {hint}expected one of conf/{group}/: {', '.join(options)}")
+
+
 TYPE_NAMES = {"Integer": "an integer", "Float": "a number", "Boolean": "true or false", "String": "a string"}
 
 
@@ -33,7 +41,10 @@ def from_omegaconf(error: OmegaConfBaseException, section: str = "") -> ConfigEr
     if isinstance(error, MissingMandatoryValue):
         return ConfigError(f"{key} is not set (???); give it a value")
     if isinstance(error, ConfigKeyError) or " not in '" in message:
-        group = key.rsplit(".", 1)[0] if "." in key else "the config"
+        if "." not in key:
+            return ConfigError(f"{key} is not a setting of the config: {message} (a typo? the top-level settings are "
+                               f"in conf/config.yaml, for translate.evaluate in conf/evaluate.yaml)")
+        group = key.rsplit(".", 1)[0]
         return ConfigError(f"{key} is not a setting of {group}: {message} (a typo? see conf/{group.split('.')[0]}/)")
     if isinstance(error, ValidationError) and "is not a valid bool" in message:
         return not_allowed(key, getattr(error, "value", None), "true or false")

@@ -1,9 +1,9 @@
 """Checkpoints that survive a kill at any moment.
 
 Every file is written atomically (temporary file beside it, fsync, rename), so a reader sees the old file or the new
-one, never half of either. A run keeps `best.pt` and `last.pt` (older runs also kept `last.prev.pt`, the `last.pt` before
-it, which the next save removes); a checkpoint that still turns out unreadable (copied half, bit rot) is detected by the
-zip CRCs and `newest_valid_checkpoint` falls back to the next.
+one, never half of either. A run keeps `best.pt` and `last.pt` (older runs also kept `last.prev.pt`, the `last.pt`
+before it, which the next save removes); a checkpoint that still turns out unreadable (copied half, bit rot) is
+detected by the zip CRCs and `newest_valid_checkpoint` falls back to the next.
 
 A checkpoint holds tensors and plain data only (dicts, lists, tuples, str, bytes, int, float, bool, None): the
 config as a plain dict, the SentencePiece model as bytes, the RNG states as tensors and tuples of ints. It is read
@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 import pickle
+import re
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -82,13 +83,10 @@ def one_line(error: Exception) -> str:
 
 def refusal(path: Path, error: Exception) -> str:
     """Why a file that needs more than tensors and plain data is refused, in one line."""
-    try:  # reads the pickle's opcodes; runs nothing
-        found = torch.serialization.get_unsafe_globals_in_checkpoint(path)
-    except Exception:  # noqa: BLE001  the list is only a help for the message
-        found = []
-    what = f"the Python object(s) {', '.join(found)}" if found else "data other than tensors and plain values"
-    detail = "" if found else f" ({unpickler_reason(error)})"
-    return (f"checkpoint {path} is refused: it holds {what}{detail}, which loading would run; nothing in it was run. "
+    reason = unpickler_reason(error)
+    found = re.search(r"GLOBAL ([\w.]+)", reason)  # the function or class the unpickler would have imported
+    what = f"the Python object {found[1]}" if found else f"data other than tensors and plain values ({reason})"
+    return (f"checkpoint {path} is refused: it holds {what}, which loading would run; nothing in it was run. "
             f"A translate checkpoint holds tensors and plain data only, so this file was not written by translate "
             f"or was altered")
 
