@@ -1,7 +1,10 @@
-"""`python -m translate.evaluate checkpoint=PATH [test_sets=[...]]`: translate test sets with a checkpoint, score them.
+"""`python -m translate.evaluate checkpoint=PATH [eval.test_sets=[...]]`: translate test sets with a checkpoint, score
+them.
 
-The test sets are the checkpoint's eval.test_sets unless `test_sets` is given (same entries; see
-translate/data/test_sets.py). Writes metrics.json (laid out as in translate/analysis/run/test_set_reports.py), a
+The test sets are the checkpoint's eval.test_sets unless `eval.test_sets` is given (the key training uses, with the
+same entries; see translate/data/test_sets.py; `test_sets=` is the same setting). When every test set is a pair of
+files ({name, src, ref}), no training corpus is read: the tokenizer and the model come from the checkpoint.
+Writes metrics.json (laid out as in translate/analysis/run/test_set_reports.py), a
 <name>.hyp.txt per test set, by_length tables, a TensorBoard folder tb/ of its own (scores by length, the BLEU
 curve, attention maps, encoding pictures) and config.yaml: what the evaluation is, as a sweep report reads a job.
 An evaluation written into a sweep folder beside the jobs is reported with them; `ablation=zero_dims` there is the
@@ -14,6 +17,7 @@ import json
 import logging
 import sys
 from pathlib import Path
+from typing import Any, Optional
 
 import hydra
 from omegaconf import DictConfig, OmegaConf
@@ -23,9 +27,10 @@ from translate.ablations import ablates, apply_at_test_time
 from translate.training.checkpoint import load_model
 from translate.config import ConfigError
 from translate.config.validate import check_data_fits, typed
-from translate.data.pipeline import prepare_data
+from translate.data.pipeline import TokenizedSplit, prepare_data
 from translate.decoding.translator import DecodeSettings, Translator
-from translate.data.test_sets import TestSetSpec, parse_test_sets
+from translate.data.test_sets import TestSetSpec, parse_test_sets, test_set_pairs
+from translate.data.tokenizer import Tokenizer
 from translate.analysis.run.report_split import log_pictures, probes_for, training_lengths, training_lengths_note
 from translate.analysis.run.settings import ReportSettings
 from translate.analysis.run.test_set_reports import score_test_sets
@@ -38,10 +43,22 @@ log = logging.getLogger("translate.evaluate")
 CONF_DIR = str(Path(__file__).resolve().parents[2] / "conf")
 
 
+def given_test_sets(cfg: DictConfig) -> Optional[tuple[str, Any]]:
+    """(key, entries) of the test sets given on the command line, eval.test_sets or its older spelling test_sets;
+    None when neither is."""
+    given = [(key, OmegaConf.select(cfg, key)) for key in ("eval.test_sets", "test_sets")]
+    given = [(key, value) for key, value in given if value is not None]
+    if len(given) > 1:
+        raise ConfigError("eval.test_sets and test_sets are the same setting, given twice: expected one of them")
+    return given[0] if given else None
+
+
 def test_set_specs(cfg: DictConfig, run_config: DictConfig) -> list[TestSetSpec]:
-    """`test_sets` if given, else the checkpoint's eval.test_sets (before they existed: its test split)."""
-    if cfg.test_sets is not None:
-        return parse_test_sets(cfg.test_sets, "test_sets")
+    """eval.test_sets if given, else the checkpoint's eval.test_sets (before they existed: its test split)."""
+    given = given_test_sets(cfg)
+    if given is not None:
+        key, entries = given
+        return parse_test_sets(entries, key)
     run_eval = run_config.get("eval")
     if run_eval is None:
         return [TestSetSpec("test", split="test")]
@@ -60,14 +77,27 @@ def as_job_config(run_config: DictConfig, cfg: DictConfig) -> DictConfig:
     ablation applied in training. Paired with the model as trained, it differs from it in the ablation only."""
     job = copy.deepcopy(run_config)
     job.decode, job.report = cfg.decode, cfg.report
-    if cfg.test_sets is not None:
-        job.eval.test_sets = cfg.test_sets
+    given = given_test_sets(cfg)
+    if given is not None:
+        OmegaConf.update(job, "eval.test_sets", given[1], merge=False, force_add=True)
     if cfg.data_path:
         job.data.path = cfg.data_path
     if ablates(cfg.get("ablation")):
         job.ablation = copy.deepcopy(cfg.ablation)
         job.ablation.name = f"{cfg.ablation.name}_at_test"
     return job
+
+
+def file_test_sets(specs: list[TestSetSpec], tokenizer: Tokenizer, limit: Optional[int]
+                   ) -> dict[str, TokenizedSplit]:
+    """Test sets that are pairs of files, by name, tokenized with the checkpoint's tokenizer: no corpus is read.
+    `limit` (the checkpoint's data.test_limit) keeps the first N of each, as in training."""
+    tested = {}
+    for spec in specs:
+        pairs = test_set_pairs(spec, corpus=None, limit=limit)
+        tested[spec.name] = TokenizedSplit(pairs, tokenizer.encode([p.fr for p in pairs]),
+                                           tokenizer.encode([p.en for p in pairs]))
+    return tested
 
 
 def evaluate(cfg: DictConfig) -> tuple[dict, Path]:
@@ -80,15 +110,20 @@ def evaluate(cfg: DictConfig) -> tuple[dict, Path]:
     data_cfg = loaded.config.data
     if cfg.data_path:
         data_cfg.path = cfg.data_path
-    data = prepare_data(data_cfg, tokenizer=loaded.tokenizer, test_sets=specs)
-    check_data_fits(loaded.model.encoding, data.test_sets, decode)  # e.g. a learned table
+    if all(spec.src for spec in specs):  # only files: the corpus (and its splits) are not needed
+        log.info("every test set is a pair of files: the training corpus is not read")
+        data, test_sets = None, file_test_sets(specs, loaded.tokenizer, data_cfg.get("test_limit"))
+    else:
+        data = prepare_data(data_cfg, tokenizer=loaded.tokenizer, test_sets=specs)
+        test_sets = data.test_sets
+    check_data_fits(loaded.model.encoding, test_sets, decode)  # e.g. a learned table
     translator = Translator(loaded.model, loaded.tokenizer, decode, device)
     out = output_dir(cfg, specs[0].name)
     writer = SummaryWriter(str(out / "tb"))  # a TensorBoard folder of its own
     try:
-        metrics = score_test_sets(report_settings, translator, specs, data.test_sets, out, writer, loaded.step,
+        metrics = score_test_sets(report_settings, translator, specs, test_sets, out, writer, loaded.step,
                                   training_lengths(data_cfg), training_lengths_note(data_cfg))
-        primary = data.test_sets[specs[0].name]
+        primary = test_sets[specs[0].name]
         log_pictures(report_settings, translator, probes_for(report_settings, translator, primary), writer,
                      loaded.step, encoding=True)
     finally:
