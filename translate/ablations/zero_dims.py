@@ -1,7 +1,8 @@
 """zero_dims: zero some dimensions of an absolute PE table, to see which dimensions the model uses.
 
 Zeroes table dimensions `from` .. width-1 (default 400: the source notes' experiment on a 512-wide model) and any
-half-open `ranges` [a, b). The width is the table's: d_model, or d_pe with merge=concat. Works through the table
+half-open `ranges` [a, b). `from` counts dimensions, so it does not scale with the width: on a narrower table the
+default is refused with the value of the notes' fraction there (400/512 of 256 is 200 at model=small). The width is the table's: d_model, or d_pe with merge=concat. Works through the table
 hook of AbsoluteEncoding, so every merge mode sees the changed table (add: nothing added there; mul: x * 1; concat:
 zeros in those dimensions).
 
@@ -21,6 +22,7 @@ from translate.encodings.base import AbsoluteEncoding, PositionalEncoding
 
 
 FILLS = ("zero", "mean")
+NOTES_FROM, NOTES_WIDTH = 400, 512  # the source notes' experiment: dims >= 400 of a 512-wide table
 
 
 class ZeroDimsMask(nn.Module):
@@ -89,8 +91,11 @@ class ZeroDims:
         zeroed = torch.zeros(width, dtype=torch.bool)
         if self.zero_from is not None:
             if self.zero_from >= width:
+                same_share = NOTES_FROM * width // NOTES_WIDTH
                 raise ConfigError(f"ablation.from={self.zero_from} is not allowed: expected an integer in "
-                                  f"[0, {width}) (the PE table width of {owner})")
+                                  f"[0, {width}) (the PE table width of {owner}); `from` counts dimensions, so set "
+                                  f"it for this width: ablation.from={same_share} zeroes the same share as the "
+                                  f"notes' {NOTES_FROM} of {NOTES_WIDTH}")
             zeroed[self.zero_from:] = True
         for a, b in self.ranges:
             if b > width:
