@@ -86,7 +86,7 @@ CONFIG_OVERRIDES = [
     "data.train_min_words=9 data.train_max_words=3", "data.corpus.valid_size=0",
     "data.corpus._target_=nowhere.Corpus", "encoding.base=abc", "encoding.merge=sum", "+encoding.extra=1",
     "encoding._target_=translate.encodings.Nope", "encoding=learned encoding.max_positions=0",
-    "ablation=zero_dims ablation.from=999",
+    "ablation=zero_dims ablation.from=999", "model=small ablation=zero_dims",
 ]
 
 
@@ -126,6 +126,7 @@ def hydra_rows() -> list[Row]:
     (TMP / "a_file").write_text("")
     cases = [("`train.max_step=3` (misspelt key)", ["train.max_step=3"]),
              ("`model=huge` (no such option)", ["model=huge"]),
+             ("`encoding=ropee` (misspelt option)", ["encoding=ropee"]),
              ("`hydra.run.dir=<tmp>/a_file/run` (a file in the way)", [f"hydra.run.dir={TMP}/a_file/run"])]
     rows = []
     for tried, args in cases:
@@ -202,16 +203,23 @@ def state(step: int) -> dict:
     return {"model": {"w": torch.full((64, 64), float(step))}, "progress": {"step": step}}
 
 
+class RunsACommand:
+    """What a hostile checkpoint carries: unpickling it would call os.system."""
+
+    def __reduce__(self):
+        return os.system, ("echo this never runs",)
+
+
 def checkpoint_rows() -> list[Row]:
     run = TMP / "run"
-    ckpt.save_checkpoint(run / "last.pt", state(10), keep_previous=True)
-    ckpt.save_checkpoint(run / "last.pt", state(20), keep_previous=True)
+    ckpt.save_checkpoint(run / "best.pt", state(10))
+    ckpt.save_checkpoint(run / "last.pt", state(20))
     data = (run / "last.pt").read_bytes()
     (run / "last.pt").write_bytes(data[: len(data) // 2])
 
     def fallback():
         path, found = ckpt.newest_valid_checkpoint(run)
-        return "previous one used", f"resumes from {path.name} (step {found['progress']['step']})"
+        return "another one used", f"resumes from {path.name} (step {found['progress']['step']})"
 
     flipped = TMP / "flipped.pt"
     ckpt.save_checkpoint(flipped, state(3))
@@ -225,6 +233,10 @@ def checkpoint_rows() -> list[Row]:
     flipped.write_bytes(bytes(raw))
     (TMP / "broken").mkdir()
     (TMP / "broken" / "last.pt").write_bytes(b"junk")
+    hostile = TMP / "hostile.pt"
+    torch.save({"format": 1, "config": RunsACommand(), "model": {}, "progress": {"step": 1}}, hostile)
+    no_config = TMP / "no_config.pt"
+    ckpt.save_checkpoint(no_config, state(4))
 
     def disk_full():
         target = TMP / "full" / "last.pt"
@@ -250,8 +262,10 @@ def checkpoint_rows() -> list[Row]:
             atomic_io.tempfile.mkstemp = real
 
     cases = [
-        ("`train.resume=auto`, last.pt truncated, last.prev.pt good", fallback),
+        ("`train.resume=auto`, last.pt truncated, best.pt good", fallback),
         ("checkpoint with one flipped byte inside a tensor", lambda: ckpt.load_checkpoint(flipped)),
+        ("checkpoint carrying a pickled callable (os.system)", lambda: ckpt.load_checkpoint(hostile)),
+        ("checkpoint without its config record, to evaluate or translate", lambda: ckpt.load_model(no_config)),
         ("`train.resume=auto`, every checkpoint unreadable", lambda: ckpt.newest_valid_checkpoint(TMP / "broken")),
         ("disk full (ENOSPC) while writing last.pt", disk_full),
         ("`train.resume=<tmp>/no/such.pt`", lambda: resume_from(str(TMP / "no" / "such.pt"), TMP)),
