@@ -57,7 +57,7 @@ REPRO_RUNS  := docs/results/runs/seed_repro_cpu
 repro: setup
 	$(MAKE) sweep SWEEP=seed_repro_cpu SWEEP_DIR=sweeps/seed_repro_cpu
 	$(PY) scripts/collect_runs.py sweeps/seed_repro_cpu $(REPRO_RUNS)
-	$(PY) scripts/write_results.py $(REPRO_RUNS) --out docs/results.md
+	$(PY) scripts/write_results.py $(REPRO_RUNS) --out docs/results.md --readme README.md
 
 # docs/encodings_results.md from sweeps/encodings and sweeps/length_extrapolation: each sweep's finished jobs' small
 # files (no checkpoints) are copied into its runs folder first (pieces and later runs add up; a sweep not run here
@@ -68,7 +68,7 @@ encodings-page: setup
 	test ! -d sweeps/encodings || $(PY) scripts/collect_runs.py sweeps/encodings $(ENCODINGS_RUNS)
 	test ! -d sweeps/length_extrapolation || \
 	  $(PY) scripts/collect_runs.py sweeps/length_extrapolation $(EXTRAPOLATION_RUNS)
-	$(PY) scripts/write_encodings_results.py $(ENCODINGS_RUNS) --out docs/encodings_results.md \
+	$(PY) scripts/write_encodings_results.py $(ENCODINGS_RUNS) --out docs/encodings_results.md --readme README.md \
 	  $$(test ! -d $(EXTRAPOLATION_RUNS) || echo --extrapolation $(EXTRAPOLATION_RUNS))
 
 train-ddp: setup

@@ -27,8 +27,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=Path("docs/encodings_results.md"),
                         help="the page to write; its pictures go to a folder of the same name "
                              "(docs/encodings_results/)")
+    parser.add_argument("--readme", type=Path, default=None,
+                        help="also rewrite this README's generated results block (make repro and make "
+                             "encodings-page pass README.md)")
     args = parser.parse_args(argv)
-    return page_command(lambda: write_encodings_page(args.sweep_dir, args.out, args.extrapolation))
+    return page_command(lambda: write_encodings_page(args.sweep_dir, args.out, args.extrapolation, readme=args.readme))
 
 
 if __name__ == "__main__":

@@ -21,8 +21,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("sweep_dir", type=Path, help="a seed_repro sweep folder, e.g. sweeps/seed_repro_cpu")
     parser.add_argument("--out", type=Path, default=Path("docs/results.md"),
                         help="the page to write; its pictures go to a folder of the same name (docs/results/)")
+    parser.add_argument("--readme", type=Path, default=None,
+                        help="also rewrite this README's generated results block (make repro and make "
+                             "encodings-page pass README.md)")
     args = parser.parse_args(argv)
-    return page_command(lambda: write_results_page(args.sweep_dir, args.out))
+    return page_command(lambda: write_results_page(args.sweep_dir, args.out, readme=args.readme))
 
 
 if __name__ == "__main__":

@@ -1,38 +1,59 @@
-"""A one-seed bootstrap's smallest p is 1/(B+1): with many tests on one page, Holm's first threshold 0.05/m can fall
-below it, and then no Δ is starred however large. The report draws enough samples, or says so."""
+"""A one-seed two-sided bootstrap's smallest p is 2/(B+1): with many tests in one Holm family, its first threshold
+0.05/m can fall below it, and then no Δ is starred however large. The report draws enough samples, or says so.
+Holm's family is the tests of one test set that decide; a bucket too small to decide is in no family."""
 from __future__ import annotations
 
-from translate.analysis.sweep.aggregate import Report, Rules, one_seed_bleu_tests, samples_for_holm
-from translate.analysis.sweep.tables import reading_rules, unreachable_stars
+from translate.analysis.sweep.aggregate import Report, Rules, adjust_for_many_tests, one_seed_bleu_tests, samples_for_holm
+from translate.analysis.sweep.tables import comparison_cell, reading_rules, unreachable_stars
 
 
 def test_enough_samples_make_the_bootstrap_floor_pass_holms_first_threshold():
-    for tests in (1, 10, 499, 500, 501, 528, 3000):
+    for tests in (1, 10, 249, 250, 251, 264, 3000):
         samples = samples_for_holm(tests)
-        assert 1 / (samples + 1) <= 0.05 / tests
+        assert 2 / (samples + 1) <= 0.05 / tests
         assert samples % 10_000 == 0 and samples >= 10_000
-    assert samples_for_holm(500) == 10_000   # 0.05/500 = 1e-4 ≥ 1/10,001
-    assert samples_for_holm(528) == 20_000   # 0.05/528 = 9.5e-5 < 1/10,001
+    assert samples_for_holm(250) == 10_000   # 0.05/250 = 2e-4 ≥ 2/10,001
+    assert samples_for_holm(264) == 20_000   # 0.05/264 = 1.9e-4 < 2/10,001
 
 
-def report_with(tests: int, samples: int, seeds: int = 1) -> Report:
-    rows = [{"p_bleu": 0.0001, "seeds": seeds, "p_chrf": 0.0001} for _ in range(tests - 1)]
-    rows.append({"p_bleu": None, "p_interaction_bleu": 0.0001, "seeds": seeds})
+def report_with(tests: int, samples: int, seeds: int = 1, test_sets: int = 1) -> Report:
+    rows = []
+    for k in range(test_sets):
+        rows += [{"p_bleu": 0.0001, "seeds": seeds, "p_chrf": 0.0001, "decides": True, "test_set": f"t{k}"}
+                 for _ in range(tests - 1)]
+        rows.append({"p_bleu": None, "p_interaction_bleu": 0.0001, "seeds": seeds, "decides": True,
+                     "test_set": f"t{k}"})
     return Report(rows=rows, rules=Rules(samples=samples))
 
 
-def test_only_one_seed_bleu_tests_count():
-    assert one_seed_bleu_tests(report_with(528, 10_000)) == 528
-    assert one_seed_bleu_tests(report_with(528, 10_000, seeds=3)) == 0  # t over seeds: no bootstrap floor
+def test_only_one_seed_bleu_tests_of_the_largest_family_count():
+    assert one_seed_bleu_tests(report_with(264, 10_000)) == 264
+    assert one_seed_bleu_tests(report_with(264, 10_000, test_sets=3)) == 264  # one family per test set
+    assert one_seed_bleu_tests(report_with(264, 10_000, seeds=3)) == 0  # t over seeds: no bootstrap floor
 
 
 def test_the_page_says_when_no_star_is_reachable_and_how_many_samples_would_make_it_so():
-    note = unreachable_stars(report_with(528, 10_000))
-    assert note and "528 one-seed BLEU tests" in note and "--samples 20000" in note
-    assert any(note in line for line in reading_rules(report_with(528, 10_000)))
-    assert unreachable_stars(report_with(528, 20_000)) is None
-    assert unreachable_stars(report_with(400, 10_000)) is None
-    assert unreachable_stars(report_with(528, 10_000, seeds=3)) is None
-    assert unreachable_stars(report_with(30, 1_000)) is None  # 1/1,001 ≤ 0.05/30: reachable with fewer than 10,000
-    assert unreachable_stars(report_with(60, 1_000))  # 1/1,001 > 0.05/60
-    assert not any("can carry a star" in line for line in reading_rules(report_with(400, 10_000)))
+    note = unreachable_stars(report_with(264, 10_000))
+    assert note and "264 one-seed BLEU tests" in note and "--samples 20000" in note
+    assert any(note in line for line in reading_rules(report_with(264, 10_000)))
+    assert unreachable_stars(report_with(264, 20_000)) is None
+    assert unreachable_stars(report_with(200, 10_000)) is None
+    assert unreachable_stars(report_with(264, 10_000, seeds=3)) is None
+    assert unreachable_stars(report_with(20, 1_000)) is None  # 2/1,001 ≤ 0.05/20: reachable with fewer than 10,000
+    assert unreachable_stars(report_with(30, 1_000))  # 2/1,001 > 0.05/30
+    assert not any("can carry a star" in line for line in reading_rules(report_with(200, 10_000)))
+
+
+def test_a_bucket_too_small_to_decide_is_never_starred_and_not_in_the_family():
+    tiny = {"test_set": "t", "seeds": 1, "decides": False, "sentences": 1, "p_bleu": 2 / 1001, "delta_bleu": 0.43,
+            "delta_bleu_low": 0.43, "delta_bleu_high": 0.43}
+    big = [{"test_set": "t", "seeds": 1, "decides": True, "sentences": 500, "p_bleu": p, "delta_bleu": 1.0,
+            "delta_bleu_low": 0.1, "delta_bleu_high": 2.0} for p in (0.02, 0.03)]
+    rows = [tiny] + big
+    adjust_for_many_tests(rows)
+    assert tiny["p_bleu_holm"] is None and not comparison_cell(tiny).endswith("*")
+    assert [r["p_bleu_holm"] for r in big] == [0.04, 0.04]  # a family of 2, not 3: the tiny bucket is left out
+    assert all(comparison_cell(r).endswith("*") for r in big)
+    other = dict(big[0], test_set="u")  # another test set: another family
+    adjust_for_many_tests(rows + [other])
+    assert other["p_bleu_holm"] == 0.02 and other["family"] != big[0]["family"]

@@ -1,93 +1,152 @@
-"""The three claims of the source notes, judged from report rows: each verdict can come out either way, sameness
-needs an interval inside the margin (never just a large p), and the numbers behind it are printed."""
+"""The three claims of the source notes, judged from report spans (each model on the lengths it trained on, merged)
+and per-sentence alignment contrasts: each verdict can come out either way, sameness needs the equivalence test
+(never a large p), (b) reads each group on its own lengths with a contrast between the groups, (c) needs the
+long − short interaction, and the numbers behind every verdict are printed."""
 from __future__ import annotations
 
-from translate.analysis.sweep.claims import check_claims, diagonal_claim, equivalence, no_pe_claim, zero_dims_claim
+import math
+from types import SimpleNamespace
 
-BUCKETS = (("1-5", 1, 5, 1000), ("6-10", 6, 10, 1500), ("11-15", 11, 15, 240), ("16-20", 16, 20, 20))
-BASE = {"1-5": 40.0, "6-10": 30.0, "11-15": 20.0, "16-20": 15.0}
+import numpy as np
+import pytest
 
+from translate.analysis.sweep.claims import check_claims, diagonal_claim, no_pe_claim, zero_dims_claim
+from translate.analysis.sweep.significance import Groups, t_two_sided_p
+from translate.analysis.sweep.spans import alignment_rows
 
-def rows_for(group, encoding, ablation, bleu, delta, half_width, diagonal, interaction=None) -> list:
-    """One row per bucket and the whole-split row; Δ intervals are Δ ± half_width[bucket]."""
-    rows = []
-    for bucket, low, high, n in BUCKETS:
-        d, w = delta.get(bucket), half_width.get(bucket, 0.5)
-        rows.append({"group": group, "encoding": encoding, "ablation": ablation, "bucket": bucket, "low": low,
-                     "high": high, "sentences": n, "bleu": bleu[bucket], "delta_bleu": d,
-                     "delta_bleu_low": None if d is None else d - w, "delta_bleu_high": None if d is None else d + w,
-                     "p_bleu": None if d is None else 0.5, "diagonal_share_normalised": diagonal[bucket],
-                     "lengths": "trained" if high <= 10 else "beyond"})
-    whole = {"group": group, "encoding": encoding, "ablation": ablation, "bucket": "all", "low": None, "high": None,
-             "sentences": 2760, "bleu": 30.0, "delta_bleu": None, "p_bleu": None, "diagonal_share_normalised": None}
-    if interaction is not None:
-        whole.update(delta_interaction_bleu=interaction[0], delta_interaction_bleu_low=interaction[1],
-                     delta_interaction_bleu_high=interaction[2])
-    return rows + [whole]
+SHORT_GROUP, LONG_GROUP = "train words 1-9", "train words 11-17"
+Z95, Z90 = 1.959964, 1.644854
 
 
-def sweep_rows(nope_long_bleu=5.0, nope_long_width=1.0, zero_short_delta=-0.4, zero_short_width=0.5,
-               nope_long_diagonal=0.2, interaction=(-14.0, -16.0, -12.0)) -> list:
-    rows = rows_for("train words 1-9", "sinusoidal", "none", BASE, {}, {}, {b: 0.6 for b in BASE})
-    zero_bleu = {b: v + (zero_short_delta if b in ("1-5", "6-10") else 0) for b, v in BASE.items()}
-    rows += rows_for("train words 1-9", "sinusoidal", "zero_dims", zero_bleu,
-                     {b: zero_bleu[b] - BASE[b] for b in BASE}, {"1-5": zero_short_width, "6-10": zero_short_width},
-                     {b: 0.6 for b in BASE})
-    nope = dict(BASE, **{"1-5": 39.8, "6-10": 29.7, "11-15": nope_long_bleu, "16-20": nope_long_bleu})
-    rows += rows_for("train words 1-9", "none", "none", nope, {b: nope[b] - BASE[b] for b in BASE},
-                     {"11-15": nope_long_width, "16-20": 40.0},
-                     {"1-5": 0.5, "6-10": 0.4, "11-15": nope_long_diagonal, "16-20": nope_long_diagonal}, interaction)
-    return rows
+def span(setting: str, group: str, encoding: str, ablation: str, test_set: str, low: int, high, delta: float,
+         se: float, sentences: int = 1000, base: float = 30.0, seeds: int = 1) -> dict:
+    """A span row as spans.span_rows writes it, with a normal Δ of standard error `se` (one seed)."""
+    p = t_two_sided_p(delta / se, 1000)
+    low90, high90 = delta - Z90 * se, delta + Z90 * se
+    return {"setting": setting, "group": group, "encoding": encoding, "ablation": ablation, "test_set": test_set,
+            "span": "trained", "low": low, "high": high, "bucket": f"trained {low}-{high}", "sentences": sentences,
+            "seeds": seeds, "tested_steps": [1400], "bleu": base + delta, "baseline_bleu": base,
+            "delta_bleu": delta, "delta_bleu_low": delta - Z95 * se, "delta_bleu_high": delta + Z95 * se,
+            "p_bleu": p, "delta_bleu_low90": low90, "delta_bleu_high90": high90, "delta_bleu_se": se,
+            "delta_bleu_sentence_se": se, "delta_bleu_df": 1000, "delta_bleu_mdd": 2.8 * se,
+            "delta_bleu_seeds": [delta], "delta_bleu_std": None, "equivalent_bleu": -1 < low90 and high90 < 1,
+            "established_margin_bleu": max(abs(low90), abs(high90)), "seeds_needed_bleu": None,
+            "relative_delta_bleu": delta / base, "length_ratio": 0.95, "bp": 0.95, "baseline_length_ratio": 0.97,
+            "baseline_bp": 0.97}
 
 
-def test_equivalence_needs_the_whole_interval_inside_the_margin():
-    assert equivalence({"delta_bleu_low": -0.9, "delta_bleu_high": 0.8}, 1.0) == "same"
-    assert equivalence({"delta_bleu_low": -2.5, "delta_bleu_high": 1.9}, 1.0) == "inconclusive"  # wide
-    assert equivalence({"delta_bleu_low": -3.0, "delta_bleu_high": -1.5}, 1.0) == "different"
+def zero_dims(delta: float, se: float) -> dict:
+    return span("zero", SHORT_GROUP, "sinusoidal", "zero_dims", "test", 1, 9, delta, se)
 
 
-def test_claims_supported_when_the_numbers_say_so():
-    a, b, c = check_claims(sweep_rows())
-    assert (a.status, b.status, c.status) == ("supported", "supported", "supported")
-    assert "1-5 (n=1000, trained lengths): -0.40 [-0.90, +0.10] BLEU, p=0.500" in a.details[0]
-    assert "11-15 (n=240, beyond training lengths): -15.00 [-16.00, -14.00] BLEU" in b.details[0]
-    assert "75% below" in b.details[0] and "(much worse)" in b.details[0]
-    assert "16-20 (n=20, beyond training lengths, too few to decide)" in b.details[0]  # its wide interval is ignored
-    assert "Δ_long − Δ_short -14.00 [-16.00, -12.00] BLEU (long lose more)" in b.details[0]
-    assert "11-15 (long): 0.60 / 0.20" in c.details[0]
+def two_groups(short_delta=-0.2, short_se=0.2, long_delta=-6.0, long_se=0.5) -> list[dict]:
+    """No PE against sinusoidal: the short group on the test split's 1-9 words, the long group on the long test set's
+    11-17 words, plus a decoy: the long group on the test split's few long sentences, which (b) must not read."""
+    return [span("nope short", SHORT_GROUP, "none", "none", "test", 1, 9, short_delta, short_se, 2400),
+            span("nope long", LONG_GROUP, "none", "none", "long_test", 11, 17, long_delta, long_se, 1100),
+            span("nope long", LONG_GROUP, "none", "none", "test", 11, 17, +3.0, 2.0, 230)]
 
 
-def test_a_large_p_with_a_wide_interval_is_not_about_as_well():
-    """p=0.5 everywhere, but the short intervals span ±2.5 BLEU: sameness is not shown."""
-    rows = sweep_rows(zero_short_delta=-0.4, zero_short_width=2.5)
-    assert all(r["p_bleu"] >= 0.05 for r in rows if r["ablation"] == "zero_dims" and r["bucket"] != "all")
-    a = zero_dims_claim(rows)
-    assert a.status == "inconclusive" and "[-2.90, +2.10]" in a.details[0]
+def test_a_tight_delta_is_about_the_same_and_a_wide_one_inconclusive():
+    same = zero_dims_claim([zero_dims(0.1, 0.3)], "test")
+    assert same.status == "supported" and "about the same: within ±1 BLEU (established ±0.59)" in same.details[0]
+    wide = zero_dims_claim([zero_dims(0.1, 1.2)], "test")
+    assert wide.status == "inconclusive"
+    assert "the data establish only ±2.07" in wide.details[0] and "±3.36 would be needed" in wide.details[0]
+    assert "one seed: the spread between seeds is unknown" in wide.details[0]
+    different = zero_dims_claim([zero_dims(-3.0, 0.4)], "test")
+    assert different.status == "not supported" and "different" in different.details[0]
+    assert "Holm-adjusted p < 0.05 over the 1 test of claim (a)" in different.family
 
 
-def test_claims_rejected_when_the_numbers_disagree():
-    rows = sweep_rows(nope_long_bleu=19.0, zero_short_delta=-3.0, nope_long_diagonal=0.58,
-                      interaction=(-0.5, -2.0, 1.0))
-    assert zero_dims_claim(rows).status == "not supported"   # [-3.5, -2.5]: entirely outside ±1
-    b = no_pe_claim(rows)
-    assert b.status == "partly supported" and "(not much worse everywhere)" in b.details[0]
-    assert "(not shown that long lose more)" in b.details[0]
-    assert diagonal_claim(rows).status == "not supported"
+def test_a_span_too_small_to_decide_decides_nothing():
+    small = dict(zero_dims(-3.0, 0.4), sentences=4)
+    verdict = zero_dims_claim([small], "test", min_bucket=50)
+    assert verdict.status == "not measured" and "too few to decide" in verdict.details[0]
+    assert "*" not in verdict.details[0].split("BLEU (")[1].split(";")[0] and verdict.family == ""
 
 
-def test_the_interaction_alone_can_fail_claim_b():
-    b = no_pe_claim(sweep_rows(interaction=(-3.0, -7.0, 1.0)))
-    assert b.status == "partly supported" and "(not shown that long lose more)" in b.details[0]
+def test_claim_b_reads_each_group_on_its_own_lengths_and_contrasts_the_groups_by_hand():
+    verdict = no_pe_claim(two_groups(), "test")
+    contrast = -6.0 - (-0.2)
+    se = math.sqrt(0.2 ** 2 + 0.5 ** 2)
+    assert verdict.status == "supported", verdict.details
+    short, long, between = verdict.details[:3]
+    assert short.startswith("short, `test`, trained on words 1-9, 1-9 words (n=2,400")
+    assert long.startswith("long, `long_test`, trained on words 11-17, 11-17 words (n=1,100") and "worse" in long
+    assert f"{contrast:+.2f} [{contrast - Z95 * se:+.2f}, {contrast + Z95 * se:+.2f}] BLEU" in between
+    assert "long sentences lose more" in between and "-20% of 30.00" in long  # relative to the baseline's BLEU
+    assert "length ratio 0.95, BP 0.95 (baseline 0.97, 0.97)" in long
 
 
-def test_min_bucket_decides_which_buckets_count():
-    rows = sweep_rows()
-    assert no_pe_claim(rows, min_bucket=2000).status == "not measured"   # no bucket that large
-    assert "too few to decide" in no_pe_claim(rows, min_bucket=2000).details[0]
+def test_claim_b_fails_when_long_sentences_lose_no_more_than_short_ones():
+    flat = no_pe_claim(two_groups(short_delta=-3.0, short_se=0.3, long_delta=-3.2, long_se=0.5), "test")
+    assert flat.status == "partly supported"  # long worse, but short not the same and no larger loss
+    assert "not shown that long sentences lose more" in flat.details[2]
+    none = no_pe_claim(two_groups(short_delta=0.0, long_delta=0.3, long_se=0.5), "test")
+    assert none.status == "not supported"
+    unclear = no_pe_claim(two_groups(short_se=1.0), "test")
+    assert unclear.status == "inconclusive"  # long parts hold, short neither the same nor different
 
 
-def test_claims_without_the_jobs_are_not_measured():
-    only_base = [r for r in sweep_rows() if r["ablation"] == "none" and r["encoding"] == "sinusoidal"]
-    verdicts = check_claims(only_base)
-    assert [v.status for v in verdicts] == ["not measured"] * 3
-    assert all(v.details for v in verdicts)
+def test_claim_b_without_both_groups_is_not_measured():
+    assert no_pe_claim(two_groups()[:1], "test").status == "not measured"
+
+
+def alignment(gap_short: float, gap_long: float, interaction: tuple, metric: str = "aer") -> dict:
+    def q(delta, low, high, p):
+        return {"delta": delta, "low": low, "high": high, "p": p}
+    better = -1 if metric == "aer" else 1
+    return {"setting": "nope", "group": SHORT_GROUP, "encoding": "none", "ablation": "none", "test_set": "test",
+            "seeds": 1, "metric": metric, "better": better, "short_sentences": 2400, "long_sentences": 400,
+            "baseline_short": 0.3, "baseline_long": 0.35, "system_short": 0.3 + gap_short,
+            "system_long": 0.35 + gap_long, "gap_short": q(gap_short, gap_short - .01, gap_short + .01, 0.001),
+            "gap_long": q(gap_long, gap_long - .02, gap_long + .02, 0.001), "gap_interaction": q(*interaction),
+            "system_long_minus_short": q(0.05, 0.04, 0.06, 0.001),
+            "baseline_long_minus_short": q(0.05, 0.04, 0.06, 0.001)}
+
+
+def test_claim_c_needs_the_gap_to_grow_with_length():
+    grows = diagonal_claim([alignment(0.05, 0.15, (0.10, 0.07, 0.13, 0.001))], "test")
+    assert grows.status == "supported" and "more so than on short ones" in grows.details[0]
+    assert "alignment error rate against silver links" in grows.details[0]
+    shrinks = diagonal_claim([alignment(0.15, 0.05, (-0.10, -0.13, -0.07, 0.001))], "test")
+    assert shrinks.status == "partly supported" and "the gap shrinks with length" in shrinks.details[0]
+    no_gap = diagonal_claim([alignment(0.0, 0.0, (0.0, -0.02, 0.02, 1.0))], "test")
+    assert no_gap.status == "not supported"
+
+
+def test_claim_c_prefers_aer_and_falls_back_to_the_normalised_share():
+    share = alignment(-0.1, -0.2, (-0.1, -0.12, -0.08, 0.001), "diagonal_share_normalised")
+    aer = alignment(0.0, 0.0, (0.0, -0.02, 0.02, 1.0))
+    assert diagonal_claim([share, aer], "test").status == "not supported"  # read on AER
+    assert diagonal_claim([share], "test").status == "supported"
+
+
+def test_check_claims_gives_the_three_in_order():
+    verdicts = check_claims([zero_dims(0.1, 0.3)] + two_groups(), [], "test")
+    assert [v.claim[:3] for v in verdicts] == ["(a)", "(b)", "(c)"]
+    assert [v.status for v in verdicts] == ["supported", "supported", "not measured"]
+
+
+def test_alignment_contrasts_from_fabricated_per_sentence_values():
+    """Four short and four long sentences, each its own group: no PE aligns 0.1 worse on short and 0.3 worse on long
+    sentences (normalised share): the gaps, their interaction and the levels come out as computed by hand."""
+    words = [3, 4, 5, 6, 12, 13, 14, 15]
+    base = np.array([0.5, 0.6, 0.5, 0.6, 0.4, 0.5, 0.4, 0.5])
+    system = base - np.array([0.1] * 4 + [0.3] * 4)
+
+    def job(name, values):
+        by_length = {"per_sentence": {"diagonal_share_normalised": list(values)}}
+        return SimpleNamespace(name=name, test_sets=lambda: {"test": {"by_length": by_length}})
+    nope, sin = job("nope", system), job("sin", base)
+    test = SimpleNamespace(words=lambda _: words, groups=Groups.singletons(len(words)))
+    aggregator = SimpleNamespace(paired=lambda setting, name: [(nope, sin)], test_set=lambda job, name: test,
+                                 rules=SimpleNamespace(samples=999))
+    row, = alignment_rows(aggregator, None, "test", {"setting": "nope"})
+    assert row["gap_short"]["delta"] == pytest.approx(-0.1) and row["gap_long"]["delta"] == pytest.approx(-0.3)
+    assert row["gap_interaction"]["delta"] == pytest.approx(-0.2)
+    assert row["gap_interaction"]["low"] == pytest.approx(-0.2) == row["gap_interaction"]["high"]  # constant gaps
+    assert row["baseline_long_minus_short"]["delta"] == pytest.approx(0.45 - 0.55)
+    assert row["system_long_minus_short"]["delta"] == pytest.approx(0.15 - 0.45)
+    assert (row["short_sentences"], row["long_sentences"]) == (4, 4)

@@ -10,8 +10,10 @@ from sacrebleu.metrics import BLEU, CHRF
 
 from translate.data.cleaning import Pair
 from translate.analysis.sweep.references import TestSet as SentencesOfTest
-from translate.analysis.sweep.significance import (SCORE, Groups, SentenceStats, compare, group_counts, holm, p_text,
-                                           seed_t_interval, t_quantile, t_two_sided_p)
+from translate.analysis.sweep.significance import (SCORE, Difference, Groups, SentenceStats, compare,
+                                                   difference_from_samples, group_counts, holm,
+                                                   independent_contrast, p_text, percentile_interval, seed_t_interval,
+                                                   seeds_needed, t_quantile, t_two_sided_p, two_sided_p)
 
 REFS = ["the cat sat on the mat", "a dog barks at night", "I like green tea very much", "she reads a book",
         "we went home early", "it is raining again today", "they play football on sundays", "he is tired"] * 5
@@ -88,5 +90,68 @@ def test_seeds_are_not_pooled_as_sentences():
 
 def test_holm_and_p_text():
     assert holm([0.01, 0.04, 0.03, None]) == [pytest.approx(0.03), pytest.approx(0.06), pytest.approx(0.06), None]
-    assert p_text(1 / 10001, 10000) == "p < 0.001" and p_text(0.0004) == "p < 0.001"
+    assert p_text(2 / 10001, 10000) == "p < 0.001" and p_text(0.0004) == "p < 0.001"
     assert p_text(0.0421) == "p=0.042" and p_text(None) == "p=–"
+
+
+@pytest.mark.parametrize("samples", [999, 1000, 1199, 10000])
+def test_p_below_005_exactly_when_the_95_interval_excludes_0(samples):
+    """Fabricated paired draws of every shift, both signs, including the boundary counts: the p and the interval come
+    from one procedure, so they never disagree."""
+    rng = np.random.default_rng(7)
+    base = rng.standard_normal(samples)
+    for shift in np.concatenate([np.linspace(-4, 4, 81), [0.0]]):
+        draws = base + shift
+        low, high = percentile_interval(draws)
+        assert (two_sided_p(draws) < 0.05) == (low > 0 or high < 0), shift
+    for far in range(0, 40):  # exactly `far` resamples on the far side of 0, for both signs
+        draws = np.concatenate([-np.arange(1, far + 1), np.arange(1, samples - far + 1)]).astype(float)
+        for sign in (1, -1):
+            low, high = percentile_interval(sign * draws)
+            assert (two_sided_p(sign * draws) < 0.05) == (low > 0 or high < 0), (far, sign)
+
+
+def test_a_one_seed_difference_is_two_sided_and_never_p_1_over_b():
+    draws = np.full((1, 999), 0.43)  # a 1-sentence bucket: every resample equals Δ
+    d = difference_from_samples([0.43], draws)
+    assert d.p == pytest.approx(2 / 1000) and (d.low, d.high) == (0.43, 0.43)
+    spread = np.random.default_rng(1).normal(0.5, 1.0, size=(1, 10000))
+    d = difference_from_samples([0.5], spread)
+    share_below = float((spread <= 0).mean())
+    assert d.p == pytest.approx(2 * share_below, abs=1e-3)  # two-sided: twice the tail, not the tail
+    assert d.low90 > d.low and d.high90 < d.high  # the equivalence interval is the 90% one
+
+
+def test_tost_decides_equivalent_on_a_tight_delta_and_not_on_a_wide_one():
+    rng = np.random.default_rng(3)
+    tight = difference_from_samples([0.1], rng.normal(0.1, 0.3, size=(1, 5000)))
+    wide = difference_from_samples([0.1], rng.normal(0.1, 1.2, size=(1, 5000)))
+    assert tight.equivalent(1.0) and not wide.equivalent(1.0)
+    assert tight.established_margin == pytest.approx(max(abs(tight.low90), abs(tight.high90)))
+    assert tight.established_margin < 1.0 < wide.established_margin
+    assert wide.detectable == pytest.approx((1.959964 + 0.841621) * wide.se, rel=1e-2)  # α = 0.05, 80% power
+    seeds = Difference(0.2, 0, 0, 1, [0.1, 0.3, 0.2], 0.1, "", -0.15, 0.55, 0.2, 0.05, 2.0)
+    assert seeds.equivalent(1.0) and not seeds.equivalent(0.5)
+
+
+def test_the_contrast_of_two_independent_groups_worked_by_hand():
+    """Δ_short −1 (SE 0.3), Δ_long −4 (SE 0.4), one seed each: −3 ± 1.96·0.5; p from t = −6 at the normal's df."""
+    short = Difference(-1.0, 0, 0, 1, [-1.0], None, "", sentence_se=0.3, se=0.3)
+    long = Difference(-4.0, 0, 0, 1, [-4.0], None, "", sentence_se=0.4, se=0.4)
+    c = independent_contrast(short, long)
+    assert c.delta == -3.0 and c.se == pytest.approx(0.5)
+    assert (c.low, c.high) == (pytest.approx(-3 - 1.96 * 0.5, abs=2e-3), pytest.approx(-3 + 1.96 * 0.5, abs=2e-3))
+    assert c.p == pytest.approx(t_two_sided_p(6.0, 1000)) and c.p < 1e-8
+    # three seeds a group, not paired across groups: Welch over the seed parts (s = 1 each: var 1/3 per group)
+    short3 = Difference(-1.0, 0, 0, 1, [-2.0, -1.0, 0.0], 1.0, "", sentence_se=0.0)
+    long3 = Difference(-4.0, 0, 0, 1, [-5.0, -4.0, -3.0], 1.0, "", sentence_se=0.0)
+    c = independent_contrast(short3, long3)
+    assert c.se == pytest.approx(math.sqrt(2 / 3)) and c.df == pytest.approx(4.0)  # (2/3)² / (2·(1/3)²/2)
+    assert c.high - c.delta == pytest.approx(2.7764 * math.sqrt(2 / 3), abs=1e-3)
+
+
+def test_seeds_needed_for_an_equivalence_grows_with_the_spread_between_seeds():
+    assert seeds_needed(0.3, 0.2, 1.0) is not None
+    few, many = seeds_needed(0.5, 0.2, 1.0), seeds_needed(1.5, 0.2, 1.0)
+    assert few is not None and many is not None and 2 <= few < many
+    assert seeds_needed(1.0, 0.7, 1.0) is None  # the test set alone is too noisy for ±1

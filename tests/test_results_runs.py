@@ -51,10 +51,12 @@ def test_page_is_written_again_byte_for_byte_from_the_committed_runs(runs, scrip
         shutil.copytree(ROOT / folder, tmp_path / folder, ignore=shutil.ignore_patterns("report"))
     for option, folder in more:
         options += [option, str(folder)]
-    written = subprocess.run([sys.executable, str(ROOT / "scripts" / script), str(runs), "--out", str(page), *options],
-                             cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    shutil.copyfile(ROOT / "README.md", tmp_path / "README.md")  # its results blocks are the pages' numbers
+    written = subprocess.run([sys.executable, str(ROOT / "scripts" / script), str(runs), "--out", str(page), *options,
+                              "--readme", "README.md"], cwd=tmp_path, capture_output=True, text=True, timeout=600)
     assert written.returncode == 0, written.stderr[-3000:]
     assert (tmp_path / page).read_text() == (ROOT / page).read_text()
+    assert (tmp_path / "README.md").read_text() == (ROOT / "README.md").read_text()  # copied by code, not by hand
     assert (tmp_path / page).read_bytes() == (ROOT / page).read_bytes()
     assets = page.with_suffix("")  # the page's pictures: docs/results/ beside docs/results.md
     linked = set(re.findall(rf"\]\({assets.name}/([^)]+\.png)\)", (ROOT / page).read_text()))

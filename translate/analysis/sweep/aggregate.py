@@ -18,15 +18,15 @@ from translate.analysis.sweep.jobs import Job, Setting, SweepError, train_words
 from translate.analysis.sweep.references import TestSet, TestSets
 from translate.analysis.sweep.significance import (Difference, ReferenceCache, SentenceStats, bootstrap_interval, compare,
                                            holm, interaction)
+from translate.analysis.sweep.spans import LONG_MIN, SHORT_MAX, alignment_rows, span_rows
 from translate.scoring.repetition import repeated_word_percent
 
 ALL = "all"
 PER_BUCKET = ("diagonal_share", "diagonal_share_low", "diagonal_share_high", "diagonal_share_normalised",
               "diagonal_share_normalised_low", "diagonal_share_normalised_high", "monotonicity", "attention_entropy",
               "length_ratio")
-SHORT_MAX = 10          # short: buckets whose sentences all have at most 10 French words
-LONG_MIN = 11           # long: buckets from 11 words (the source notes' "long" training set starts there)
 MIN_BUCKET = 50         # report.min_bucket: smaller buckets are shown but decide no verdict
+MIN_SAMPLES = 40        # bootstrap resamples: the fewest with a 95% percentile interval (significance.order_rank)
 MARGIN = 1.0            # report.equivalence_margin: ±BLEU points within which two settings count as the same
 
 
@@ -77,6 +77,8 @@ class Report:
     notes: list[str] = field(default_factory=list)
     baseline: str = ""
     rules: Rules = field(default_factory=Rules)
+    spans: list[dict] = field(default_factory=list)       # Δ on the lengths a claim is about (spans.span_rows)
+    alignment: list[dict] = field(default_factory=list)   # per-sentence alignment contrasts (spans.alignment_rows)
 
 
 def spread(values: list[Optional[float]]) -> tuple[Optional[float], Optional[float]]:
@@ -202,11 +204,23 @@ class Aggregator:
                 out[bucket] = indices
         return out
 
-    def comparisons(self, setting: Setting, name: str, buckets: list[dict]) -> dict[str, dict]:
-        """{bucket name or "all": columns} against the baseline of each seed; "all" also holds the interaction."""
+    def paired(self, setting: Setting, name: str) -> list[tuple[Job, Job]]:
+        """(job, its baseline) for each seed of `setting` tested on `name`, both tested at the same training step:
+        jobs tested at different steps are not compared (a note says so)."""
         pairs = [(job, self.baseline_of.get(job.context)) for job in setting.jobs]
         pairs = [(job, base) for job, base in pairs if base is not None and base is not job
-                 and name in base.test_sets()]
+                 and name in base.test_sets() and name in job.test_sets()]
+        same = [(job, base) for job, base in pairs if job.tested_step == base.tested_step]
+        for job, base in pairs:
+            note = (f"{job.name} was tested at step {job.tested_step} and its baseline {base.name} at step "
+                    f"{base.tested_step}: not compared (every job of a comparison is scored at the same step).")
+            if job.tested_step != base.tested_step and note not in self.notes:
+                self.notes.append(note)
+        return same
+
+    def comparisons(self, setting: Setting, name: str, buckets: list[dict]) -> dict[str, dict]:
+        """{bucket name or "all": columns} against the baseline of each seed; "all" also holds the interaction."""
+        pairs = self.paired(setting, name)
         if not pairs:
             return {}
         test = self.test_set(pairs[0][0], name)
@@ -262,6 +276,8 @@ class Aggregator:
                   for key in ("parameters", "target_tokens_per_s", "train_minutes", "steps")}
         for key in ("parameters", "steps"):
             totals[key] = None if totals[key] is None else int(totals[key])
+        steps = sorted({job.tested_step for job in jobs if job.tested_step is not None})
+        totals["tested_step"] = "–".join(str(step) for step in (steps[:1] + steps[-1:] if len(steps) > 1 else steps))
         comparisons = self.comparisons(setting, name, buckets) if self.rules.samples else {}
         intervals = self.whole_split_intervals(setting, name)
         repeats = self.repeated_words(jobs, name)
@@ -293,32 +309,50 @@ class Aggregator:
         return [dict(common, **row) for row in out]
 
 
+def family_of(row: dict) -> str:
+    """Holm's family of a row's tests, declared once: the tests of one test set on one page (its buckets, the
+    whole set and the interaction), BLEU and chrF apart. A claim's own tests form their own family (claims.py)."""
+    return f"{row.get('test_set')}"
+
+
 def adjust_for_many_tests(rows: list[dict]) -> None:
-    """p_<metric>_holm: Holm-adjusted over every test of the report of that metric (buckets, whole sets and
-    interactions together), which the stars use."""
+    """p_<metric>_holm: Holm-adjusted within the row's family (family_of) over the tests that decide: buckets of
+    fewer than min_bucket sentences are shown, never starred, and not in the family."""
     for metric in ("bleu", "chrf"):
         keys = (f"p_{metric}", f"p_interaction_{metric}")
-        cells = [(row, key) for row in rows for key in keys if row.get(key) is not None]
-        for (row, key), adjusted in zip(cells, holm([row[key] for row, key in cells])):
-            row[f"{key}_holm"] = round(adjusted, 6)
+        families: dict[str, list[tuple[dict, str]]] = {}
+        for row in rows:
+            row["family"] = family_of(row)
+            for key in keys:
+                if row.get(key) is not None:
+                    row[f"{key}_holm"] = None
+                    if row.get("decides"):
+                        families.setdefault(row["family"], []).append((row, key))
+        for cells in families.values():
+            for (row, key), adjusted in zip(cells, holm([row[key] for row, key in cells])):
+                row[f"{key}_holm"] = round(adjusted, 6)
 
 
 def one_seed_bleu_tests(report: Report) -> int:
-    """How many one-seed BLEU tests Holm adjusts over (the family of adjust_for_many_tests)."""
-    return sum(1 for row in report.rows for key in ("p_bleu", "p_interaction_bleu")
-               if row.get(key) is not None and row.get("seeds") == 1)
+    """How many one-seed BLEU tests the largest Holm family holds (adjust_for_many_tests)."""
+    sizes: dict[str, int] = {}
+    for row in report.rows:
+        for key in ("p_bleu", "p_interaction_bleu"):
+            if row.get(key) is not None and row.get("seeds") == 1 and row.get("decides"):
+                sizes[family_of(row)] = sizes.get(family_of(row), 0) + 1
+    return max(sizes.values(), default=0)
 
 
 def stars_reachable(tests: int, samples: int) -> bool:
-    """Whether a one-seed bootstrap of `samples` draws can give a p, at best 1/(B+1), that passes Holm's first
-    threshold over `tests` tests, 0.05/tests."""
-    return 1 / (samples + 1) <= 0.05 / tests
+    """Whether a one-seed bootstrap of `samples` draws can give a p, at best 2/(B+1) (two-sided), that passes
+    Holm's first threshold over `tests` tests, 0.05/tests."""
+    return 2 / (samples + 1) <= 0.05 / tests
 
 
 def samples_for_holm(tests: int) -> int:
-    """The fewest bootstrap samples, rounded up to 10,000s, whose smallest p, 1/(B+1), can pass Holm's first
+    """The fewest bootstrap samples, rounded up to 10,000s, whose smallest p, 2/(B+1), can pass Holm's first
     threshold over `tests` tests, 0.05/tests: with fewer, no one-seed Δ can be starred however large it is."""
-    return math.ceil(20 * tests / 10_000) * 10_000
+    return math.ceil(40 * tests / 10_000) * 10_000
 
 
 def rules_from(jobs: list[Job], samples: Optional[int], min_bucket: Optional[int], margin: Optional[float]) -> Rules:
@@ -327,6 +361,9 @@ def rules_from(jobs: list[Job], samples: Optional[int], min_bucket: Optional[int
     rules = Rules(min_bucket=config.get("report.min_bucket", MIN_BUCKET),
                   margin=config.get("report.equivalence_margin", MARGIN))
     if samples is not None:
+        if samples != 0 and samples < MIN_SAMPLES:
+            raise SweepError(f"--samples={samples} is not allowed: expected 0 (no intervals or tests) or at least "
+                             f"{MIN_SAMPLES} (the fewest that give a 95% percentile interval)")
         rules.samples = samples
     rules.draw_enough = samples is None
     if min_bucket is not None:
@@ -345,11 +382,15 @@ def aggregate(jobs: list[Job], settings: list[Setting], baseline: Baseline, rule
     names = list(dict.fromkeys(name for s in settings for job in s.jobs for name in job.test_sets()))
 
     def all_rows() -> list[dict]:
-        rows = []
+        rows, report.spans, report.alignment = [], [], []
         for name in names:
             for setting in settings:
                 if any(name in job.test_sets() for job in setting.jobs):
                     rows += aggregator.rows(setting, name, buckets)
+                    common = {k: rows[-1][k] for k in ("setting", "pe", "group", "test_set", "encoding", "ablation",
+                                                       "train_words", "model", "seeds")}
+                    report.spans += span_rows(aggregator, setting, name, common)
+                    report.alignment += alignment_rows(aggregator, setting, name, common)
         adjust_for_many_tests(rows)
         return rows
 

@@ -1,36 +1,32 @@
-"""The source notes' three claims, checked against a seed_repro report (report.json rows), per training-length group.
+"""The source notes' three claims, decided on the lengths each is about.
 
 (a) zeroing PE dims >= 400 barely changes BLEU on short sentences;
 (b) without PE short sentences translate about as well, long ones much worse;
 (c) with PE the cross-attention lines up along the diagonal on long sentences, without it it does not.
 
-"About the same" is an equivalence: both ends of the 95% interval of Δ inside ±margin (report.equivalence_margin).
-A large p is never evidence of sameness: a wide interval makes a claim of sameness *inconclusive*. "Worse": the
-interval entirely below 0. Claim (b) is an interaction: Δ_long − Δ_short must lie entirely below 0 too. Buckets of
-fewer than report.min_bucket sentences are listed but decide nothing. The thresholds are printed with every verdict.
+Each model is read on the lengths it was trained on, merged into one span (spans.py): the short group (e.g. 1-9
+French words) on the primary test set's short sentences, the long group (e.g. 11-17) on the long sentences of the
+reserved long test set when the runs have it. "About the same" is an equivalence test (TOST: the 90% interval of Δ
+inside ±margin, the margin stated before the runs in report.equivalence_margin); beside it the smallest margin the
+data establish, the minimum detectable difference, and with several seeds how many seeds ±margin would need.
+"Worse" is a two-sided difference test, Holm-adjusted over the tests of that one claim on the page (its family).
+(b) also needs the contrast Δ_long − Δ_short between the two groups (independent test sets, seeds not paired) below
+0; (c) needs no PE to align worse than PE on long sentences and that gap to grow from short to long sentences
+(the interaction), on the alignment error rate against silver links where the runs have it, else on the normalised
+diagonal share. Spans of fewer than report.min_bucket sentences are listed, decide nothing and are not in a family.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Callable, Optional
 
-from translate.analysis.sweep.aggregate import LONG_MIN, MARGIN, MIN_BUCKET, SHORT_MAX
-from translate.analysis.sweep.significance import p_text
+from translate.analysis.sweep.significance import Difference, holm, independent_contrast, p_text
+from translate.analysis.sweep.spans import LONG_MIN, SHORT_MAX
 
-MUCH_WORSE = 0.30       # (b) long: BLEU at least 30% below sinusoidal, besides an interval below 0
-DIAGONAL_GAP = 0.10     # (c) normalised diagonal share at least 0.10 higher with PE than without
-
-
-def thresholds(margin: float = MARGIN, min_bucket: int = MIN_BUCKET) -> str:
-    return (f"short = buckets of at most {SHORT_MAX} source words, long = buckets from {LONG_MIN} words; only "
-            f"buckets of at least {min_bucket} sentences decide; about the same = the 95% interval of Δ BLEU "
-            f"inside ±{margin:g} (a wide interval is inconclusive, whatever p says); worse = the interval entirely "
-            f"below 0; (b) much worse = also at least {MUCH_WORSE:.0%} below sinusoidal, and Δ_long − Δ_short "
-            f"entirely below 0; (c) lines up = normalised diagonal share at least {DIAGONAL_GAP} higher with "
-            f"sinusoidal PE than without")
-
-
-THRESHOLDS = thresholds()
+MARGIN = 1.0
+MIN_BUCKET = 50
+LEVEL = 0.05
+LONG_TEST_SET = "long_test"   # the reserved real long sentences (translate/data/long_reserve.py)
 
 
 @dataclass
@@ -38,6 +34,7 @@ class Verdict:
     claim: str
     status: str = "not measured"    # supported, partly supported, inconclusive, not supported, not measured
     details: list[str] = field(default_factory=list)
+    family: str = ""                # what its stars were adjusted over
 
 
 @dataclass(frozen=True)
@@ -66,189 +63,263 @@ def is_nope(r: dict) -> bool:
     return (r["encoding"] == "none" and r["ablation"] == "none") or r["ablation"] == "remove"
 
 
-def is_short(r: dict) -> bool:
-    return r["high"] is not None and r["high"] <= SHORT_MAX and bool(r["sentences"])
+def is_short_span(r: dict) -> bool:
+    return r.get("span") == "trained" and r["high"] is not None and r["high"] <= SHORT_MAX
 
 
-def is_long(r: dict) -> bool:
-    return r["low"] is not None and r["low"] >= LONG_MIN and bool(r["sentences"])
-
-
-def groups(rows: list[dict]) -> list[str]:
-    return sorted({r["group"] for r in rows})
-
-
-def bucket_rows(rows: list[dict], group: str, which: Callable[[dict], bool], span: Callable[[dict], bool]
-                ) -> dict[str, dict]:
-    return {r["bucket"]: r for r in rows if r["group"] == group and which(r) and r["bucket"] != "all" and span(r)}
+def is_long_span(r: dict) -> bool:
+    return r.get("span") == "trained" and r["low"] >= LONG_MIN
 
 
 def decides(r: dict, min_bucket: int) -> bool:
-    return bool(r["sentences"]) and r["sentences"] >= min_bucket
-
-
-def equivalence(r: dict, margin: float) -> str:
-    """"same": the 95% interval of Δ inside ±margin; "different": entirely outside it; else "inconclusive"."""
-    low, high = r.get("delta_bleu_low"), r.get("delta_bleu_high")
-    if low is None or high is None:
-        return "inconclusive"
-    if -margin <= low and high <= margin:
-        return "same"
-    if high < -margin or low > margin:
-        return "different"
-    return "inconclusive"
-
-
-def below_zero(r: dict, key: str = "bleu") -> bool:
-    high = r.get(f"delta_{key}_high")
-    return high is not None and high < 0
-
-
-def status_of(oks: list[bool], inconclusive: bool = False) -> str:
-    """All true: supported; else inconclusive when a too-wide interval is what fails; else partly / not."""
-    if not oks:
-        return "not measured"
-    if all(oks):
-        return "supported"
-    if inconclusive:
-        return "inconclusive"
-    return "not supported" if not any(oks) else "partly supported"
-
-
-def overall(statuses: list[str]) -> str:
-    measured = [s for s in statuses if s != "not measured"]
-    if not measured:
-        return "not measured"
-    return measured[0] if len(set(measured)) == 1 else "partly supported"
+    return bool(r.get("sentences")) and r["sentences"] >= min_bucket
 
 
 def in_group(group: str) -> str:
     return f"trained on {group.removeprefix('train ')}" if group else "all jobs"
 
 
-def interval_text(r: dict, key: str = "bleu") -> str:
-    low, high = r.get(f"delta_{key}_low"), r.get(f"delta_{key}_high")
-    return f" [{low:+.2f}, {high:+.2f}]" if low is not None and high is not None else ""
+def difference_of(row: dict, key: str = "bleu") -> Difference:
+    """A span row's Δ columns back as a Difference (for contrasts between rows)."""
+    return Difference(row[f"delta_{key}"], row[f"delta_{key}_low"], row[f"delta_{key}_high"], row[f"p_{key}"],
+                      list(row.get(f"delta_{key}_seeds") or []), row.get(f"delta_{key}_std"), row.get(f"test_{key}", ""),
+                      row.get(f"delta_{key}_low90"), row.get(f"delta_{key}_high90"), row.get(f"delta_{key}_se"),
+                      row.get(f"delta_{key}_sentence_se"), row.get(f"delta_{key}_df") or 1000.0,
+                      row.get(f"delta_{key}_mdd"))
 
 
-LENGTHS = {"trained": "trained lengths", "beyond": "beyond training lengths", "partly": "partly trained lengths"}
+class Family:
+    """The tests that decide one claim on one page: Holm over them, and the stars read the adjusted p."""
+
+    def __init__(self, claim: str) -> None:
+        self.claim, self.p_values = claim, []
+
+    def add(self, p: Optional[float]) -> int:
+        self.p_values.append(p)
+        return len(self.p_values) - 1
+
+    def adjusted(self, index: int) -> Optional[float]:
+        return holm(self.p_values)[index]
+
+    def significant(self, index: int) -> bool:
+        adjusted = self.adjusted(index)
+        return adjusted is not None and adjusted < LEVEL
+
+    def star(self, index: int) -> str:
+        return "*" if self.significant(index) else ""
+
+    def describe(self) -> str:
+        tests = sum(p is not None for p in self.p_values)
+        if not tests:
+            return ""
+        return f"* Holm-adjusted p < {LEVEL} over the {tests} test{'s' * (tests != 1)} of claim {self.claim} on this page"
 
 
-def delta_text(r: dict, min_bucket: int = MIN_BUCKET) -> str:
-    """"11-15 (n=240, beyond training lengths): -15.00 [-17.10, -12.90] BLEU, p < 0.001"."""
-    notes = [f"n={r['sentences']}"] + ([LENGTHS[r["lengths"]]] if r.get("lengths") in LENGTHS else [])
-    if not decides(r, min_bucket):
-        notes.append("too few to decide")
-    return f"{r['bucket']} ({', '.join(notes)}): {r['delta_bleu']:+.2f}{interval_text(r)} BLEU, {p_text(r['p_bleu'])}"
+def delta_text(r: dict, family: Optional[Family] = None, index: Optional[int] = None, key: str = "bleu") -> str:
+    """"−2.69 [−3.86, −1.59] BLEU (p=0.002*; 90% [−3.65, −1.73]; −8% of 33.34)"."""
+    star = family.star(index) if family is not None and index is not None else ""
+    relative = r.get(f"relative_delta_{key}")
+    base = r.get(f"baseline_{key}")
+    return (f"{r[f'delta_{key}']:+.2f} [{r[f'delta_{key}_low']:+.2f}, {r[f'delta_{key}_high']:+.2f}] "
+            f"{key.upper() if key == 'bleu' else 'chrF'} ({p_text(r[f'p_{key}'])}{star}; 90% "
+            f"[{r[f'delta_{key}_low90']:+.2f}, {r[f'delta_{key}_high90']:+.2f}]"
+            + (f"; {relative:+.0%} of {base:.2f}" if relative is not None and base else "") + ")")
 
 
-def relative_drop(system: dict, base: dict) -> Optional[float]:
-    """How far below the baseline, as a share of its BLEU (0.3: 30% lower)."""
-    if not base.get("bleu"):
-        return None
-    return (base["bleu"] - system["bleu"]) / base["bleu"]
+def lengths_text(r: dict) -> str:
+    """Output length beside BLEU: a model that stops early is told from one that orders words wrongly."""
+    if r.get("bp") is None:
+        return ""
+    text = f"length ratio {r['length_ratio']:.2f}, BP {r['bp']:.2f}"
+    if r.get("baseline_bp") is not None:
+        text += f" (baseline {r['baseline_length_ratio']:.2f}, {r['baseline_bp']:.2f})"
+    return text
 
 
-def zero_dims_claim(rows: list[dict], margin: float = MARGIN, min_bucket: int = MIN_BUCKET) -> Verdict:
-    verdict, statuses = Verdict("(a) Zeroing PE dimensions ≥ 400 barely changes BLEU on short sentences."), []
-    for group in groups(rows):
-        zero = [r for r in bucket_rows(rows, group, is_zero_dims, is_short).values() if r["delta_bleu"] is not None]
-        deciding = [equivalence(r, margin) for r in zero if decides(r, min_bucket)]
-        statuses.append(status_of([e == "same" for e in deciding], "inconclusive" in deciding))
-        if zero:
-            verdict.details.append(f"{in_group(group)}: {statuses[-1]}; zero_dims minus sinusoidal: "
-                                   + "; ".join(delta_text(r, min_bucket) for r in zero) + ".")
-    verdict.status = overall(statuses)
-    if not verdict.details:
-        verdict.details.append("no sinusoidal + zero_dims job compared with sinusoidal on short buckets")
+def where(r: dict) -> str:
+    steps = sorted({s for s in r.get("tested_steps") or [] if s is not None})
+    return (f"`{r['test_set']}`, {in_group(r['group'])}, {r['bucket'].split()[-1]} words (n={r['sentences']:,}, "
+            f"{r['seeds']} seed{'s' * (r['seeds'] != 1)}, tested at step {'/'.join(map(str, steps)) or '?'})")
+
+
+def equivalence_text(r: dict, margin: float, significant: bool) -> str:
+    """What the TOST and the difference test say, with the margin the data establish and what could be seen."""
+    established, mdd = r.get("established_margin_bleu"), r.get("delta_bleu_mdd")
+    if r.get("equivalent_bleu"):
+        word = f"about the same: within ±{margin:g} BLEU (established ±{established:.2f})"
+        return word + (", though a difference is detected" if significant else "")
+    if significant:
+        return f"different (detectable: ±{mdd:.2f})"
+    needed = r.get("seeds_needed_bleu")
+    seeds = (f"; with this spread between seeds, {needed} seeds would show ±{margin:g} with 80% power" if needed else
+             "; one seed: the spread between seeds is unknown" if r["seeds"] == 1 else
+             f"; no number of seeds reaches ±{margin:g}: the test set itself is too noisy")
+    return (f"inconclusive: the data establish only ±{established:.2f}, and a difference of ±{mdd:.2f} would be "
+            f"needed to be seen (α = 0.05, 80% power){seeds}")
+
+
+def cells(spans: list[dict], which: Callable[[dict], bool], span: Callable[[dict], bool]) -> list[dict]:
+    return [r for r in spans if which(r) and span(r) and r.get("delta_bleu") is not None]
+
+
+def primary(spans: list[dict], rows: list[dict]) -> Optional[str]:
+    names = [r.get("test_set") for r in rows] or [r.get("test_set") for r in spans]
+    return names[0] if names else None
+
+
+def status_of(outcomes: list[str]) -> str:
+    if not outcomes:
+        return "not measured"
+    if all(o == "yes" for o in outcomes):
+        return "supported"
+    if all(o == "no" for o in outcomes):
+        return "not supported"
+    return "inconclusive" if all(o in ("yes", "unclear") for o in outcomes) else "partly supported"
+
+
+def zero_dims_claim(spans: list[dict], test_set: Optional[str], margin: float = MARGIN,
+                    min_bucket: int = MIN_BUCKET) -> Verdict:
+    verdict = Verdict("(a) Zeroing PE dimensions ≥ 400 barely changes BLEU on short sentences.")
+    family = Family("(a)")
+    found = cells(spans, is_zero_dims, is_short_span)
+    indices = [family.add(r["p_bleu"] if decides(r, min_bucket) else None) for r in found]
+    outcomes = []
+    for r, index in zip(found, indices):
+        significant = family.significant(index)
+        text = equivalence_text(r, margin, significant) if decides(r, min_bucket) else "too few to decide"
+        if decides(r, min_bucket) and r["test_set"] == test_set:
+            outcomes.append("yes" if r["equivalent_bleu"] else "no" if significant else "unclear")
+        verdict.details.append(f"{where(r)}: zero_dims minus sinusoidal {delta_text(r, family, index)}; {text}; "
+                               f"{lengths_text(r)}.")
+    verdict.status = status_of(outcomes)
+    verdict.family = family.describe()
+    if not found:
+        verdict.details.append("no sinusoidal + zero_dims job compared with sinusoidal on the short lengths it was "
+                               "trained on")
     return verdict
 
 
-def interaction_text(whole: dict) -> str:
-    if whole.get("delta_interaction_bleu") is None:
-        return "Δ_long − Δ_short not measured"
-    return (f"Δ_long − Δ_short {whole['delta_interaction_bleu']:+.2f}{interval_text(whole, 'interaction_bleu')} "
-            f"BLEU" + (" (long lose more)" if below_zero(whole, "interaction_bleu") else " (not shown that long "
-                                                                                         "lose more)"))
+def long_cell(long: list[dict], setting: str) -> Optional[dict]:
+    """The long group's cell on the reserved long test set, else on the test set it has."""
+    mine = [r for r in long if r["setting"] == setting]
+    return next((r for r in mine if r["test_set"] == LONG_TEST_SET), mine[0] if mine else None)
 
 
-def no_pe_claim(rows: list[dict], margin: float = MARGIN, min_bucket: int = MIN_BUCKET,
+def no_pe_claim(spans: list[dict], test_set: Optional[str], margin: float = MARGIN, min_bucket: int = MIN_BUCKET,
                 pe: Reference = SINUSOIDAL) -> Verdict:
-    """Claim (b) with `pe` as the PE: the rows' Δ must be against `pe` (a report whose baseline is `pe`)."""
-    verdict, statuses = Verdict("(b) Without PE, short sentences translate about as well, long ones much worse."), []
-    for group in groups([r for r in rows if pe.matches(r)]):  # a group without a job of `pe` has nothing to read
-        base_short = bucket_rows(rows, group, pe.matches, is_short)
-        base_long = bucket_rows(rows, group, pe.matches, is_long)
-        short = [r for b, r in bucket_rows(rows, group, is_nope, is_short).items() if b in base_short
-                 and r["delta_bleu"] is not None]
-        long = [r for b, r in bucket_rows(rows, group, is_nope, is_long).items() if b in base_long
-                and r["delta_bleu"] is not None]
-        whole = next((r for r in rows if r["group"] == group and is_nope(r) and r["bucket"] == "all"), {})
-        short_deciding = [r for r in short if decides(r, min_bucket)]
-        long_deciding = [r for r in long if decides(r, min_bucket)]
-        if not short_deciding or not long_deciding:
-            statuses.append("not measured")
-            verdict.details.append(
-                f"{in_group(group)}: not measured; it needs no-PE and {pe.name} jobs with buckets of at least "
-                f"{min_bucket} test sentences of both {SHORT_MAX} words or fewer and {LONG_MIN} or more"
-                + (" (" + "; ".join(delta_text(r, min_bucket) for r in short + long) + ")" if short + long else ""))
-            continue
-
-        def drop(r: dict, base: dict) -> str:
-            d = relative_drop(r, base[r["bucket"]])
-            return "" if d is None else f", {d:.0%} below"
-
-        same = [equivalence(r, margin) for r in short_deciding]
-        long_bad = [below_zero(r) and (relative_drop(r, base_long[r["bucket"]]) or 0) >= MUCH_WORSE
-                    for r in long_deciding]
-        gap = below_zero(whole, "interaction_bleu")
-        statuses.append(status_of([all(e == "same" for e in same), all(long_bad), gap],
-                                  "inconclusive" in same and all(long_bad) and gap))
-        short_word = ("about the same" if all(e == "same" for e in same) else
-                      "not shown to be about the same" if "inconclusive" in same else "not about the same")
-        verdict.details.append(
-            f"{in_group(group)}: {statuses[-1]}; no PE minus {pe.name}, short: "
-            + "; ".join(delta_text(r, min_bucket) + drop(r, base_short) for r in short) + f" ({short_word}); long: "
-            + "; ".join(delta_text(r, min_bucket) + drop(r, base_long) for r in long)
-            + (" (much worse)" if all(long_bad) else " (not much worse everywhere)") + f"; {interaction_text(whole)}.")
-    verdict.status = overall(statuses)
-    if not verdict.details:
-        verdict.details.append(f"no {pe.name} job to compare no PE with")
+    """Claim (b) with `pe` as the PE: the spans' Δ must be against `pe` (a report whose baseline is `pe`)."""
+    verdict = Verdict("(b) Without PE, short sentences translate about as well, long ones much worse.")
+    family = Family("(b)")
+    short = [r for r in cells(spans, is_nope, is_short_span) if r["test_set"] == test_set]
+    long = cells(spans, is_nope, is_long_span)
+    long_settings = list(dict.fromkeys(r["setting"] for r in long))
+    if not short or not long_settings:
+        verdict.details.append(f"not measured: it needs no-PE and {pe.name} jobs trained on short sentences (at most "
+                               f"{SHORT_MAX} words) and on long ones (from {LONG_MIN}), each tested on its own lengths")
+        verdict.family = family.describe()
+        return verdict
+    outcomes = []
+    for s in short:
+        for setting in long_settings:
+            lg = long_cell(long, setting)
+            deciding = decides(s, min_bucket) and decides(lg, min_bucket)
+            contrast = independent_contrast(difference_of(s), difference_of(lg))
+            i_short = family.add(s["p_bleu"] if deciding else None)
+            i_long = family.add(lg["p_bleu"] if deciding else None)
+            i_contrast = family.add(contrast.p if deciding else None)
+            short_same = bool(s["equivalent_bleu"])
+            short_different = family.significant(i_short) and not short_same
+            long_worse = family.significant(i_long) and lg["delta_bleu"] < 0
+            contrast_worse = family.significant(i_contrast) and contrast.delta < 0
+            if deciding:  # every part holds: yes; none: no; the long parts hold and short cannot tell: unclear
+                parts = [short_same, long_worse, contrast_worse]
+                outcomes.append("yes" if all(parts) else "no" if not long_worse and not contrast_worse else
+                                "unclear" if long_worse and contrast_worse and not short_different else "partly")
+            verdict.details += [
+                f"short, {where(s)}: no PE minus {pe.name} {delta_text(s, family, i_short)}; "
+                f"{equivalence_text(s, margin, family.significant(i_short))}; {lengths_text(s)}.",
+                f"long, {where(lg)}: {delta_text(lg, family, i_long)}; "
+                f"{'worse' if long_worse else 'not shown to be worse'}; {lengths_text(lg)}.",
+                f"Δ_long − Δ_short between the two groups: {contrast.delta:+.2f} [{contrast.low:+.2f}, "
+                f"{contrast.high:+.2f}] BLEU ({p_text(contrast.p)}{family.star(i_contrast)}; {contrast.method}): "
+                + ("long sentences lose more." if contrast_worse else "not shown that long sentences lose more.")]
+    beyond = [r for r in spans if is_nope(r) and r.get("span") == "beyond" and r.get("delta_bleu") is not None
+              and r["test_set"] in (test_set, LONG_TEST_SET)]
+    if beyond:
+        verdict.details.append("Extrapolation, each model on lengths longer than any it trained on (not part of the "
+                               "claim): " + "; ".join(f"{where(r)}: {delta_text(r)}, {lengths_text(r)}"
+                                                       for r in beyond) + ".")
+    verdict.status = status_of(outcomes)
+    verdict.family = family.describe()
     return verdict
 
 
-def alignment_value(r: dict) -> tuple[Optional[float], str]:
-    """The normalised diagonal share when the runs have it, else the raw share (runs before it existed)."""
-    if r.get("diagonal_share_normalised") is not None:
-        return r["diagonal_share_normalised"], "normalised diagonal share"
-    return r.get("diagonal_share"), "diagonal share"
+def alignment_cells(alignment: list[dict], which: Callable[[dict], bool]) -> list[dict]:
+    """Per setting and test set, the length-robust metric when recorded (AER), else the normalised share."""
+    chosen: dict[tuple, dict] = {}
+    for r in alignment:
+        if which(r):
+            key = (r["setting"], r["test_set"])
+            if key not in chosen or r["metric"] == "aer":
+                chosen[key] = r
+    return list(chosen.values())
 
 
-def diagonal_claim(rows: list[dict], margin: float = MARGIN, min_bucket: int = MIN_BUCKET,
+METRIC_NAMES = {"aer": "alignment error rate against silver links (lower is better)",
+                "diagonal_share_normalised": "normalised diagonal share (higher is better)"}
+
+
+def quantity_text(q: dict, star: str = "") -> str:
+    return f"{q['delta']:+.3f} [{q['low']:+.3f}, {q['high']:+.3f}] ({p_text(q['p'])}{star})"
+
+
+def diagonal_claim(alignment: list[dict], test_set: Optional[str], min_bucket: int = MIN_BUCKET,
                    pe: Reference = SINUSOIDAL) -> Verdict:
-    verdict, statuses = Verdict("(c) With PE the cross-attention lines up along the diagonal on long sentences; "
-                                "without PE it does not."), []
-    for group in groups(rows):
-        with_pe = bucket_rows(rows, group, pe.matches, lambda r: alignment_value(r)[0] is not None)
-        without = bucket_rows(rows, group, is_nope, lambda r: alignment_value(r)[0] is not None)
-        both = [b for b in with_pe if b in without]
-        long = [b for b in both if is_long(with_pe[b]) and decides(with_pe[b], min_bucket)]
-        oks = [alignment_value(with_pe[b])[0] - alignment_value(without[b])[0] >= DIAGONAL_GAP for b in long]
-        statuses.append(status_of(oks))
-        if both:
-            verdict.details.append(
-                f"{in_group(group)}: {statuses[-1]}; {alignment_value(with_pe[both[0]])[1]} with "
-                f"{'' if pe == SINUSOIDAL else pe.name + ' '}/ without PE: "
-                + "; ".join(f"{b}{' (long)' if is_long(with_pe[b]) else ''}"
-                            f"{'' if decides(with_pe[b], min_bucket) else ' (too few to decide)'}: "
-                            f"{alignment_value(with_pe[b])[0]:.2f} / {alignment_value(without[b])[0]:.2f}"
-                            for b in both) + ".")
-    verdict.status = overall(statuses)
+    verdict = Verdict("(c) With PE the cross-attention lines up along the diagonal on long sentences; "
+                      "without PE it does not.")
+    family = Family("(c)")
+    outcomes = []
+    for r in alignment_cells(alignment, is_nope):
+        deciding = r["short_sentences"] >= min_bucket and r["long_sentences"] >= min_bucket
+        i_long = family.add(r["gap_long"]["p"] if deciding else None)
+        i_interaction = family.add(r["gap_interaction"]["p"] if deciding else None)
+        worse_long = family.significant(i_long) and r["gap_long"]["delta"] * r["better"] < 0
+        grows = family.significant(i_interaction) and r["gap_interaction"]["delta"] * r["better"] < 0
+        shrinks = family.significant(i_interaction) and r["gap_interaction"]["delta"] * r["better"] > 0
+        if deciding and r["test_set"] == test_set:
+            outcomes.append("yes" if worse_long and grows else "partly" if worse_long else "no")
+        reading = ("no PE aligns worse on long sentences, and more so than on short ones" if worse_long and grows else
+                   "no PE aligns worse on long sentences, but less so than on short ones: the gap shrinks with length"
+                   if worse_long and shrinks else
+                   "no PE aligns worse on long sentences, by about as much as on short ones" if worse_long else
+                   "not shown that no PE aligns worse on long sentences")
+        verdict.details.append(
+            f"`{r['test_set']}`, {in_group(r['group'])} ({r['seeds']} seed{'s' * (r['seeds'] != 1)}; "
+            f"{r['short_sentences']:,} sentences of ≤ {SHORT_MAX} words, {r['long_sentences']:,} of ≥ {LONG_MIN}), "
+            f"{METRIC_NAMES[r['metric']]}: {pe.name} {r['baseline_short']:.3f} short, {r['baseline_long']:.3f} long; "
+            f"no PE {r['system_short']:.3f}, {r['system_long']:.3f}. No PE minus {pe.name}: short "
+            f"{quantity_text(r['gap_short'])}, long {quantity_text(r['gap_long'], family.star(i_long))}, long − short "
+            f"{quantity_text(r['gap_interaction'], family.star(i_interaction))}. Long − short within each model: "
+            f"{pe.name} {quantity_text(r['baseline_long_minus_short'])}, no PE "
+            f"{quantity_text(r['system_long_minus_short'])}: "
+            + (reading if deciding else "too few sentences to decide") + ".")
+    verdict.status = status_of(outcomes)
+    verdict.family = family.describe()
     if not verdict.details:
-        verdict.details.append(f"no diagonal share per bucket for both {pe.name} and no-PE jobs")
+        verdict.details.append(f"no per-sentence alignment numbers for both {pe.name} and no-PE jobs")
     return verdict
 
 
-def check_claims(rows: list[dict], margin: float = MARGIN, min_bucket: int = MIN_BUCKET) -> list[Verdict]:
-    return [zero_dims_claim(rows, margin, min_bucket), no_pe_claim(rows, margin, min_bucket),
-            diagonal_claim(rows, margin, min_bucket)]
+def check_claims(spans: list[dict], alignment: list[dict], test_set: Optional[str], margin: float = MARGIN,
+                 min_bucket: int = MIN_BUCKET) -> list[Verdict]:
+    return [zero_dims_claim(spans, test_set, margin, min_bucket), no_pe_claim(spans, test_set, margin, min_bucket),
+            diagonal_claim(alignment, test_set, min_bucket)]
+
+
+def thresholds(margin: float = MARGIN, min_bucket: int = MIN_BUCKET) -> str:
+    return (f"each model is read on the lengths it was trained on, merged (short: at most {SHORT_MAX} French words, "
+            f"long: from {LONG_MIN}); spans of fewer than {min_bucket} sentences decide nothing; about the same = "
+            f"the 90% interval of Δ BLEU inside ±{margin:g} (TOST at α = 0.05); worse = a two-sided test, "
+            f"Holm-adjusted within the claim's family, below 0; (b) also needs Δ_long − Δ_short between the groups "
+            f"below 0; (c) needs no PE to align worse than PE on long sentences and that gap to grow from short to "
+            f"long sentences")

@@ -14,9 +14,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from translate.analysis.sweep.aggregate import MARGIN, MIN_BUCKET
-from translate.analysis.sweep.claims import (Verdict, below_zero, decides, delta_text, equivalence, groups,
-                                             in_group, is_short, bucket_rows)
+from translate.analysis.sweep.claims import (MARGIN, MIN_BUCKET, Family, Verdict, cells, decides, delta_text,
+                                             equivalence_text, is_short_span, lengths_text, where)
 
 
 @dataclass(frozen=True)
@@ -38,65 +37,54 @@ def is_control(control: Control):
     return lambda r: r["encoding"] == "sinusoidal" and r["ablation"] == control.ablation
 
 
-def control_status(control: Control, deciding: list[dict], margin: float) -> str:
-    if not deciding:
-        return "not measured"
-    if control.must_hurt:
-        worse = [below_zero(r) for r in deciding]
-        return "worse" if all(worse) else "partly worse" if any(worse) else "not shown to be worse"
-    outcomes = [equivalence(r, margin) for r in deciding]
-    if all(o == "same" for o in outcomes):
-        return "about the same"
-    return "different" if "different" in outcomes else "not shown to be about the same"
-
-
-def where(rows: list[dict]) -> str:
-    """"1-5 words (trained on words 1-9), 6-10 words (...)"."""
-    return ", ".join(f"{r['bucket']} words ({in_group(r['group'])})" for r in rows)
-
-
-def what_it_means(deciding: list[dict]) -> str:
-    """The positive control retrains: where a model trained without dims that carry position is not worse, a
-    retrained model made up for them, and claim (a), which retrains too, cannot show that dims >= 400 carried
-    nothing there."""
-    worse = [r for r in deciding if below_zero(r)]
-    same = [r for r in deciding if not below_zero(r)]
-    lines = []
-    if worse:
-        lines.append(f"Worse on {where(worse)}: retrained without dims that carry position, the model loses BLEU "
-                     f"there, so the test of (a) can see such a loss.")
-    if same:
-        lines.append(f"Not shown to be worse on {where(same)}: there a retrained model made up for the lost dims, so "
-                     f"(a), which retrains too, cannot show that dims ≥ 400 carried nothing (zeroing them at test "
-                     f"time can).")
-    return " ".join(lines)
-
-
-def check_control(control: Control, rows: list[dict], margin: float = MARGIN,
+def check_control(control: Control, spans: list[dict], test_set: str | None, margin: float = MARGIN,
                   min_bucket: int = MIN_BUCKET) -> Verdict | None:
-    """None when the sweep has no job of this control."""
-    verdict, statuses, deciding = Verdict(f"Control: {control.what}."), [], []
-    for group in groups(rows):
-        short = [r for r in bucket_rows(rows, group, is_control(control), is_short).values()
-                 if r["delta_bleu"] is not None]
-        if not short:
-            continue
-        deciding_here = [r for r in short if decides(r, min_bucket)]
-        deciding += deciding_here
-        statuses.append(control_status(control, deciding_here, margin))
-        verdict.details.append(f"{in_group(group)}: {statuses[-1]}; {control.ablation} minus sinusoidal: "
-                               + "; ".join(delta_text(r, min_bucket) for r in short) + ".")
-    if not statuses:
+    """None when the sweep has no job of this control. Read like claim (a): each model on the short lengths it was
+    trained on, merged; its own Holm family."""
+    found = cells(spans, is_control(control), is_short_span)
+    if not found:
         return None
-    verdict.status = statuses[0] if len(set(statuses)) == 1 else "differs between training groups"
-    if control.must_hurt and deciding:
-        verdict.details.append(what_it_means(deciding))
+    verdict, family, outcomes = Verdict(f"Control: {control.what}."), Family(f"control {control.ablation}"), []
+    worse = []  # per deciding span: worse after Holm, as its star says
+    indices = [family.add(r["p_bleu"] if decides(r, min_bucket) else None) for r in found]
+    for r, index in zip(found, indices):
+        significant = family.significant(index)
+        if not decides(r, min_bucket):
+            text = "too few to decide"
+        elif control.must_hurt:
+            worse.append(significant and r["delta_bleu"] < 0)
+            text = "worse" if worse[-1] else "not shown to be worse"
+        else:
+            text = equivalence_text(r, margin, significant)
+        if decides(r, min_bucket) and r["test_set"] == test_set:
+            outcomes.append(text.split(":")[0].split(" (")[0])
+        verdict.details.append(f"{where(r)}: {control.ablation} minus sinusoidal {delta_text(r, family, index)}; "
+                               f"{text}; {lengths_text(r)}.")
+    verdict.status = outcomes[0] if len(set(outcomes)) == 1 else "differs between training groups" if outcomes \
+        else "not measured"
+    if control.must_hurt:
+        verdict.details.append(what_it_means(worse))
+    verdict.family = family.describe()
     return verdict
 
 
-def check_controls(rows: list[dict], margin: float = MARGIN, min_bucket: int = MIN_BUCKET) -> list[Verdict]:
+def what_it_means(worse: list[bool]) -> str:
+    """The positive control retrains: where a model trained without dims that carry position is not worse, a
+    retrained model made up for them, and claim (a), which retrains too, cannot show that dims >= 400 carried
+    nothing there."""
+    if not worse:
+        return "Too few sentences to decide."
+    if all(worse):
+        return ("Retrained without dims that carry position, the model loses BLEU, so the test of (a) can see such a "
+                "loss.")
+    return ("Not shown to be worse everywhere: there a retrained model made up for the lost dims, so (a), which "
+            "retrains too, cannot show that dims ≥ 400 carried nothing (zeroing them at test time can).")
+
+
+def check_controls(spans: list[dict], test_set: str | None, margin: float = MARGIN,
+                   min_bucket: int = MIN_BUCKET) -> list[Verdict]:
     """The controls the sweep ran, in CONTROLS order."""
-    verdicts = (check_control(control, rows, margin, min_bucket) for control in CONTROLS)
+    verdicts = (check_control(control, spans, test_set, margin, min_bucket) for control in CONTROLS)
     return [v for v in verdicts if v is not None]
 
 

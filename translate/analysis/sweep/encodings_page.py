@@ -10,6 +10,7 @@ from typing import Callable, Optional
 
 from translate.analysis.sweep.aggregate import ALL, Report
 from translate.analysis.sweep.plots import LEARNING_CURVES, LENGTH_CURVE, PLOTS
+from translate.analysis.sweep.readme_summary import encodings_lines, update_readme
 from translate.analysis.sweep.results_page import fresh_assets, load_report, of_test_set
 from translate.analysis.sweep.tables import (LENGTH_LABELS, bucket_header, comparison_cell, markdown_table, number,
                                              pivot, reading_rules, score_cell, test_set_names,
@@ -88,10 +89,11 @@ def ranking_table(rows: list[dict]) -> list[str]:
     """One line per encoding of one test set and training group (`rows`: their whole-split rows)."""
     rows = ranked(rows)
     header = ["rank", "encoding", "seeds", "BLEU", "Δ BLEU vs baseline", "chrF", "parameters", "steps",
-              "target tokens/s", "train minutes"]
+              "tested at step", "target tokens/s", "train minutes"]
     return markdown_table(
         header, [[rank, r["setting"], str(r["seeds"]), score_cell(r, "bleu"), comparison_cell(r, "bleu"),
                   score_cell(r, "chrf"), number(r["parameters"]), number(r["steps"], 0),
+                  str(r.get("tested_step") or "–"),
                   number(r["target_tokens_per_s"], 0), number(r["train_minutes"], 1)]
                  for rank, r in zip(ranks(rows), rows)],
         ["--:", "---"] + ["--:"] * (len(header) - 2))
@@ -159,8 +161,9 @@ def extrapolation_section(report: Report, sweep_dir: Path, assets: Path, link: s
         lines += ["No job has a by_length report in its metrics.json: no ranking per bucket.", ""]
     else:
         lines += [f"Paired with the baseline ({report.baseline or 'none'}, trained on the same lengths with the same "
-                  "seed) on the same sentences of each bucket: Δ BLEU, its 95% interval and p (* Holm-corrected "
-                  "p < 0.05). Overlapping intervals in the ranking above can still hide a clear paired difference."
+                  "seed) and tested at the same step, on the same sentences of each bucket: Δ BLEU, its 95% interval "
+                  "and p (* Holm-corrected p < 0.05 within the test set's family; never on a bucket marked `too few`; "
+                  "jobs tested at another step than their baseline are not compared: see the notes). Overlapping intervals in the ranking above can still hide a clear paired difference."
                   + (f" {note}" if (note := unreachable_stars(report)) else ""), ""]
         lines += pivot_per_test_set(report, paired_cell, "Length extrapolation: Δ BLEU vs baseline by length")
         lines += ["Hypothesis words per reference word in each bucket: below 1 a model stops early (BLEU's brevity "
@@ -225,7 +228,8 @@ def encodings_markdown(report: Report, sweep_dir: Path, assets: Path, link: str,
     return "\n".join(lines)
 
 
-def write_encodings_page(sweep_dir: Path, out: Path, extrapolation_dir: Optional[Path] = None) -> Path:
+def write_encodings_page(sweep_dir: Path, out: Path, extrapolation_dir: Optional[Path] = None,
+                         readme: Optional[Path] = None) -> Path:
     """Writes `out` (e.g. docs/encodings_results.md) and its pictures into a folder beside it named after it. Both
     reports are read (or built) before anything is written, so a bad folder leaves the old page as it was."""
     sweep_dir, out = Path(sweep_dir), Path(out)
@@ -233,4 +237,6 @@ def write_encodings_page(sweep_dir: Path, out: Path, extrapolation_dir: Optional
     extrapolation = (load_report(Path(extrapolation_dir)), Path(extrapolation_dir)) if extrapolation_dir else None
     assets = fresh_assets(out)
     atomic_write_text(out, encodings_markdown(report, sweep_dir, assets, assets.name, extrapolation))
+    if readme is not None:
+        update_readme(Path(readme), "encodings", encodings_lines(report, str(sweep_dir)))
     return out

@@ -71,6 +71,21 @@ class Job:
         """The setting without the positional encoding, seed included: what a job is paired on with its baseline."""
         return tuple((k, v) for k, v in self.setting if k.split(".")[0] not in PE_SECTIONS) + (("seed", self.seed),)
 
+    @property
+    def tested_step(self) -> Optional[int]:
+        """The training step of the model the test sets scored. Runs that record it say so (`tested_step`); older
+        runs tested best.pt, saved at the validation with the best valid BLEU (the first of equal ones), or the last
+        step when they kept no best.pt."""
+        metrics = self.metrics or {}
+        for key in ("tested_step", "step"):  # a training run's; an evaluation's (translate.evaluate) checkpoint step
+            if metrics.get(key) is not None:
+                return int(metrics[key])
+        curve = metrics.get("valid_curve") or []
+        if str(metrics.get("checkpoint", "")).endswith("best.pt") and curve:
+            best = max(point[1] for point in curve)
+            return int(next(point[0] for point in curve if point[1] == best))
+        return None if metrics.get("steps") is None else int(metrics["steps"])
+
     def test_sets(self) -> dict[str, dict]:
         """{test set name: its results}: see `test_set_results`."""
         return test_set_results(self.metrics or {})

@@ -8,7 +8,7 @@ import re
 import shutil
 import sys
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Optional
 
 from translate.analysis.sweep import build_report
 from translate.analysis.sweep.aggregate import ALL, Baseline, Report, Rules, aggregate
@@ -20,6 +20,7 @@ from translate.analysis.sweep.controls import check_controls, other_encodings
 from translate.analysis.sweep.plots import LEARNING_CURVES, PLOTS
 from translate.analysis.sweep.tables import (alignment_cell, comparison_cell, number, pivot, reading_rules, score_cell,
                                              test_set_names, whole_split_table)
+from translate.analysis.sweep.readme_summary import claims_lines, update_readme
 from translate.io import atomic_write, atomic_write_text
 
 
@@ -48,7 +49,8 @@ def load_report(sweep_dir: Path) -> Report:
     rules = data.get("rules") or {}
     return Report(rows=data["rows"], unfinished=data["unfinished"], notes=data["notes"], baseline=data["baseline"],
                   rules=Rules(rules.get("samples", 1000), rules.get("min_bucket", Rules.min_bucket),
-                              rules.get("equivalence_margin", Rules.margin)))
+                              rules.get("equivalence_margin", Rules.margin)),
+                  spans=data.get("spans", []), alignment=data.get("alignment", []))
 
 
 def slug(text: str) -> str:
@@ -111,8 +113,8 @@ def test_set_title(report: Report, name: str) -> str:
     return f"`{name}`" + (f" ({number(sentences)} sentences)" if sentences is not None else "")
 
 
-def rows_against(sweep_dir: Path, report: Report) -> dict[str, list[dict]]:
-    """{encoding: report rows of no PE and that encoding, Δ against it} for each encoding besides sinusoidal the
+def reports_against(sweep_dir: Path, report: Report) -> dict[str, Report]:
+    """{encoding: the report of no PE and that encoding, Δ against it} for each encoding besides sinusoidal the
     sweep ran as is (e.g. rope, t5): (b) and (c) read against it say whether they hold for PE in general."""
     encodings = other_encodings(report.rows)
     if not encodings:
@@ -123,42 +125,42 @@ def rows_against(sweep_dir: Path, report: Report) -> dict[str, list[dict]]:
     for encoding in encodings:
         chosen = [s for s in settings if s.config.get("ablation.name") == "none"
                   and s.config.get("encoding.name") in (encoding, "none")]
-        out[encoding] = aggregate(jobs, chosen, Baseline.parse(f"encoding={encoding},ablation=none"),
-                                  report.rules).rows
+        out[encoding] = aggregate(jobs, chosen, Baseline.parse(f"encoding={encoding},ablation=none"), report.rules)
     return out
 
 
 def verdict_lines(verdicts: list[Verdict], note: str = "") -> list[str]:
     return [line for v in verdicts
-            for line in [f"**{v.claim}**{note} — {v.status}.", ""] + [f"- {d}" for d in v.details] + [""]]
+            for line in [f"**{v.claim}**{note} — {v.status}.", ""] + [f"- {d}" for d in v.details]
+            + ([f"- {v.family}."] if v.family else []) + [""]]
 
 
-def claims_section(report: Report, against: dict[str, list[dict]]) -> list[str]:
-    """The three claims checked on each test set, the first (the corpus's own test split) first; then the controls
-    of (a), and (b) and (c) read against each other encoding of `against` (see rows_against)."""
+def claims_section(report: Report, against: dict[str, Report]) -> list[str]:
+    """The three claims, each decided on the primary test set and listed on every test set; then the controls of
+    (a), and (b) and (c) read against each other encoding of `against` (see reports_against)."""
     rules = report.rules
     names = test_set_names(report)
-    lines, disagree = [], []
-    for name in names:
-        rows = of_test_set(report, name).rows
-        verdicts = check_claims(rows, rules.margin, rules.min_bucket)
-        lines += [f"### On {test_set_title(report, name)}", ""] if len(names) > 1 else []
-        lines += verdict_lines(verdicts) + verdict_lines(check_controls(rows, rules.margin, rules.min_bucket))
-        for encoding, other in against.items():
-            other = [r for r in other if r.get("test_set") == name]
-            pe = Reference(encoding)
-            lines += verdict_lines([no_pe_claim(other, rules.margin, rules.min_bucket, pe),
-                                    diagonal_claim(other, rules.margin, rules.min_bucket, pe)],
-                                   f" With {encoding} as the PE")
-        disagree += [f"{v.claim.split(')')[0]}) is {v.status}" + (f" on `{name}`" if len(names) > 1 else "")
-                     for v in verdicts if v.status in ("not supported", "partly supported", "inconclusive")]
+    primary = names[0] if names else None
+    verdicts = check_claims(report.spans, report.alignment, primary, rules.margin, rules.min_bucket)
+    lines = [f"Each verdict is decided on `{primary}` (the corpus's own test split; (b) reads the long group on the "
+             f"reserved long test set where the runs have it) and lists the other test sets beside it.", ""]
+    lines += verdict_lines(verdicts) + verdict_lines(check_controls(report.spans, primary, rules.margin,
+                                                                    rules.min_bucket))
+    for encoding, other in against.items():
+        pe = Reference(encoding)
+        lines += verdict_lines([no_pe_claim(other.spans, primary, rules.margin, rules.min_bucket, pe),
+                                diagonal_claim(other.alignment, primary, rules.min_bucket, pe)],
+                               f" With {encoding} as the PE")
+    disagree = [f"{v.claim.split(')')[0]}) is {v.status}" for v in verdicts
+                if v.status in ("not supported", "partly supported", "inconclusive")]
     if disagree:
         lines += ["Where the data disagree or cannot decide: " + "; ".join(disagree)
-                  + ". The lines above name the buckets and training groups.", ""]
+                  + ". The lines above name the spans and training groups.", ""]
     lines += seed_caveat(report)
     other = " (in the lines read with another encoding as the PE, against that encoding)" if against else ""
     lines += [f"Wording rules: {thresholds(rules.margin, rules.min_bucket)}. Δ: against sinusoidal PE{other} trained "
-              "on the same lengths with the same seed; `[lo, hi]` its 95% interval.", ""]
+              "on the same lengths with the same seed, both tested at the same step; `[lo, hi]` its 95% interval, "
+              "`90%` the interval of the equivalence test.", ""]
     return lines
 
 
@@ -196,7 +198,7 @@ def results_markdown(report: Report, sweep_dir: Path, assets: Path, link: str) -
              f"{span(whole, 'train_minutes', 1)} training minutes per job). Each model is trained on Tatoeba "
              f"pairs of one length range and tested on each test set ({tests}), bucketed by French word count.", "",
              "## What the numbers say", ""]
-    lines += claims_section(report, rows_against(sweep_dir, report))
+    lines += claims_section(report, reports_against(sweep_dir, report))
     lines += ["## Scores", ""] + scores_section(report)
     for key, label, name in PLOTS:
         source = sweep_dir / "report" / name
@@ -236,10 +238,16 @@ def fresh_assets(page: Path) -> Path:
     return assets
 
 
-def write_results_page(sweep_dir: Path, out: Path) -> Path:
-    """Writes `out` (e.g. docs/results.md) and its pictures into a folder beside it named after it."""
+def write_results_page(sweep_dir: Path, out: Path, readme: Optional[Path] = None) -> Path:
+    """Writes `out` (e.g. docs/results.md) and its pictures into a folder beside it named after it, and the claims
+    block of `readme` when it has one (readme_summary)."""
     sweep_dir, out = Path(sweep_dir), Path(out)
     report = load_report(sweep_dir)
     assets = fresh_assets(out)
     atomic_write_text(out, results_markdown(report, sweep_dir, assets, assets.name))
+    if readme is not None:
+        names = test_set_names(report)
+        primary = names[0] if names else None
+        verdicts = check_claims(report.spans, report.alignment, primary, report.rules.margin, report.rules.min_bucket)
+        update_readme(Path(readme), "claims", claims_lines(verdicts, primary, str(sweep_dir)))
     return out

@@ -8,14 +8,20 @@ exactly as sacreBLEU does (a test checks both against sacreBLEU).
 
 Comparison of a system with its baseline (Δ = system − baseline, each seed against the baseline of the same seed, on
 the same sentences):
-- one seed: 95% percentile interval of Δ over group resamples; p: paired bootstrap, sacreBLEU's/Moses' test
-  (shifted resampled Δ at least as far from 0 as the observed Δ), at best 1/(B+1).
+- one seed: the percentile interval of Δ over group resamples and a two-sided p from the same resamples, defined
+  so that p < α exactly when the (1 − α) interval excludes 0 (percentile_interval, two_sided_p): the interval is
+  the k-th smallest and k-th largest resampled Δ, k = ⌈α(B+1)/2 − 1⌉, and p = 2(1 + n)/(B + 1), n the resamples
+  on the far side of 0. The smallest p is 2/(B+1).
 - S ≥ 2 seeds: Δ is the mean of the per-seed deltas; its standard error combines the variance between seeds and
   that of test sentences, SE² = s²/S + se², s the standard deviation of the per-seed deltas and se the standard
   deviation of the seed-mean Δ over group resamples (every seed resampled with the same groups, since they
   translated the same sentences). Interval Δ ± t(df, 0.975)·SE and p from t = Δ/SE, df by Welch–Satterthwaite
   (S−1 when the seeds' spread dominates): a t-test over seeds widened by the test-set noise. Seeds are never
   pooled as extra sentences.
+
+Beside every Δ: the 90% interval (two one-sided tests, TOST: "about the same" within ±margin when it lies inside),
+the smallest margin it establishes, and the minimum detectable difference of the two-sided test at α = 0.05 with
+80% power. Student's t and normal quantiles come from scipy.stats.
 """
 from __future__ import annotations
 
@@ -25,10 +31,14 @@ from typing import Optional, Sequence
 
 import numpy as np
 from sacrebleu.metrics import BLEU, CHRF
+from scipy import stats as distributions
 
 METRICS = {"bleu": BLEU, "chrf": CHRF}
 SEED = 12345  # sacreBLEU's default SACREBLEU_SEED
 LEVEL = 0.95
+ALPHA = 1 - LEVEL
+EQUIVALENCE_LEVEL = 0.90   # TOST at α = 0.05: the 90% interval inside ±margin
+POWER = 0.80               # of the minimum detectable difference and of the seed count
 MAX_DF = 1000  # t(1000) is the normal distribution to 3 decimals
 
 
@@ -162,55 +172,87 @@ def bootstrap_interval(stats: SentenceStats, samples: int, groups: Optional[Grou
     return out
 
 
-# -- Student's t without scipy -----------------------------------------------------------------------------------
-def t_two_sided_p(t: float, df: int) -> float:
-    """P(|T| >= |t|) for Student's t with integer df (Abramowitz & Stegun 26.7.3-4, exact)."""
-    theta = math.atan(abs(t) / math.sqrt(df))
-    c2, s = math.cos(theta) ** 2, math.sin(theta)
-    if df % 2:
-        term, series = math.cos(theta), 0.0
-        for k in range(1, (df - 1) // 2 + 1):
-            series += term
-            term *= c2 * (2 * k) / (2 * k + 1)
-        inside = (2 / math.pi) * (theta + s * series) if df > 1 else 2 * theta / math.pi
-    else:
-        term, series = 1.0, 0.0
-        for k in range(1, df // 2 + 1):
-            series += term
-            term *= c2 * (2 * k - 1) / (2 * k)
-        inside = s * series
-    return min(1.0, max(0.0, 1.0 - inside))
+# -- one procedure for an interval and its p ---------------------------------------------------------------------
+def order_rank(samples: int, level: float = LEVEL) -> int:
+    """k of the percentile interval [k-th smallest, k-th largest] of `samples` resamples: ⌈α(B+1)/2 − 1⌉."""
+    k = math.ceil((1 - level) * (samples + 1) / 2 - 1 - 1e-9)
+    if k < 1:
+        raise ValueError(f"{samples} bootstrap samples cannot give a {level:.0%} interval: need at least "
+                         f"{math.ceil(2 / (1 - level))}")
+    return k
 
 
-def t_quantile(df: int, level: float = LEVEL) -> float:
-    """q with P(|T| <= q) = level (e.g. 12.706 for df=1, 4.303 for df=2), by bisection."""
-    low, high = 0.0, 1e6
-    for _ in range(200):
-        mid = (low + high) / 2
-        low, high = (mid, high) if t_two_sided_p(mid, df) > 1 - level else (low, mid)
-    return (low + high) / 2
+def percentile_interval(samples: np.ndarray, level: float = LEVEL) -> tuple[float, float]:
+    """The k-th smallest and k-th largest of the resampled values (k = order_rank)."""
+    k = order_rank(len(samples), level)
+    ordered = np.sort(samples)
+    return float(ordered[k - 1]), float(ordered[-k])
+
+
+def two_sided_p(samples: np.ndarray) -> float:
+    """2(1 + n)/(B + 1), n the resamples at or beyond 0 on the side away from the bulk: p < α exactly when the
+    (1 − α) percentile_interval excludes 0 (tests/test_report_significance.py checks both signs)."""
+    far = min(int((samples <= 0).sum()), int((samples >= 0).sum()))
+    return min(1.0, 2 * (1 + far) / (len(samples) + 1))
+
+
+def t_two_sided_p(t: float, df: float) -> float:
+    """P(|T| >= |t|) for Student's t (df = inf: the normal distribution)."""
+    return float(2 * distributions.t.sf(abs(t), df))
+
+
+def t_quantile(df: float, level: float = LEVEL) -> float:
+    """q with P(|T| <= q) = level (e.g. 12.706 for df=1, 4.303 for df=2)."""
+    return float(distributions.t.ppf(0.5 + level / 2, df))
+
+
+def welch_df(parts: Sequence[tuple[float, int]]) -> float:
+    """Welch–Satterthwaite degrees of freedom of a sum of variance parts (variance, its df); parts with df = 0 are
+    known exactly (the bootstrap's thousands of resamples): df = (Σv)² / Σ(v²/df)."""
+    total = sum(v for v, _ in parts)
+    spread = sum(v * v / df for v, df in parts if df > 0 and v > 0)
+    return MAX_DF if spread == 0 else min(MAX_DF, total * total / spread)
 
 
 def seed_t_interval(deltas: Sequence[float], sentence_se: float = 0.0, level: float = LEVEL
                     ) -> tuple[float, float, float, float]:
     """(mean, low, high, p) of per-seed deltas (≥ 2): mean ± t(df)·SE with SE² = s²/S + sentence_se², p from t.
     df: Welch–Satterthwaite, the seed part having S − 1 degrees of freedom and the bootstrap part (thousands of
-    samples) practically infinitely many: df = SE⁴ / ((s²/S)² / (S − 1)), S − 1 when the test set adds nothing,
-    large (the normal quantile) when the seeds agree exactly."""
+    samples) practically infinitely many."""
     s = len(deltas)
     mean = float(np.mean(deltas))
     seed_var = float(np.var(deltas, ddof=1)) / s
     se = math.sqrt(seed_var + sentence_se ** 2)
-    df = MAX_DF if seed_var == 0 else min(MAX_DF, int(se ** 4 / (seed_var ** 2 / (s - 1))))
+    df = welch_df([(seed_var, s - 1), (sentence_se ** 2, 0)])
     q = t_quantile(df, level)
     p = (1.0 if mean == 0 else 0.0) if se == 0 else t_two_sided_p(mean / se, df)
     return mean, mean - q * se, mean + q * se, p
 
 
+def detectable(se: float, df: float, level: float = LEVEL, power: float = POWER) -> float:
+    """The smallest true |Δ| the two-sided test at 1 − level finds with `power`: (t(1−α/2) + t(power))·SE."""
+    return (t_quantile(df, level) + float(distributions.t.ppf(power, df))) * se
+
+
+def seeds_needed(between_seed_sd: float, sentence_se: float, margin: float, power: float = POWER,
+                 most: int = 50) -> Optional[int]:
+    """The fewest seeds S (2..most) with which TOST at ±margin (α = 0.05 each side) shows "about the same" with
+    `power` when the true Δ is 0: margin ≥ (t(0.95, S−1) + t(1 − (1−power)/2, S−1))·√(s²/S + se²). None when even
+    `most` seeds do not (the test set's own noise is too large)."""
+    for s in range(2, most + 1):
+        se = math.sqrt(between_seed_sd ** 2 / s + sentence_se ** 2)
+        df = welch_df([(between_seed_sd ** 2 / s, s - 1), (sentence_se ** 2, 0)])
+        if margin >= (float(distributions.t.ppf(EQUIVALENCE_LEVEL + (1 - EQUIVALENCE_LEVEL) / 2, df))
+                      + float(distributions.t.ppf(1 - (1 - power) / 2, df))) * se:
+            return s
+    return None
+
+
 # -- comparisons ----------------------------------------------------------------------------------------------------
 @dataclass
 class Difference:
-    """Δ of one metric, system minus baseline, with its 95% interval and p for "no difference"."""
+    """Δ of one metric, system minus baseline: its 95% interval and p for "no difference" (one procedure), its 90%
+    interval for equivalence (TOST), standard error, degrees of freedom and minimum detectable difference."""
 
     delta: float
     low: float
@@ -219,13 +261,43 @@ class Difference:
     per_seed: list[float] = field(default_factory=list)
     std: Optional[float] = None         # standard deviation of the per-seed deltas (None with one seed)
     method: str = ""
+    low90: Optional[float] = None
+    high90: Optional[float] = None
+    se: Optional[float] = None          # of Δ: test sentences, plus seeds when there are several
+    sentence_se: Optional[float] = None  # the test-set part alone (the bootstrap SD of the seed-mean Δ)
+    df: float = MAX_DF
+    detectable: Optional[float] = None  # minimum detectable |Δ| at α = 0.05, 80% power
+
+    def equivalent(self, margin: float) -> bool:
+        """TOST at α = 0.05: the 90% interval inside ±margin."""
+        return self.low90 is not None and -margin < self.low90 and self.high90 < margin
+
+    @property
+    def established_margin(self) -> Optional[float]:
+        """The smallest margin within which the data show "about the same" (TOST at α = 0.05)."""
+        return None if self.low90 is None else max(abs(self.low90), abs(self.high90))
+
+    def summary(self, digits: int = 2) -> dict:
+        """{delta, low, high, p, low90, high90, se, mdd, per_seed, method}, rounded: one quantity of a page."""
+        def r(x: Optional[float], n: int = digits) -> Optional[float]:
+            return None if x is None else round(x, n)
+        return {"delta": r(self.delta), "low": r(self.low), "high": r(self.high), "p": r(self.p, 6),
+                "low90": r(self.low90), "high90": r(self.high90), "se": r(self.se, digits + 1),
+                "mdd": r(self.detectable), "per_seed": [r(v) for v in self.per_seed], "method": self.method}
 
     def as_dict(self, key: str, prefix: str = "") -> dict:
-        """{delta_<prefix><key>, its _low, _high, _std, _seeds, p_<prefix><key>, test_<prefix><key>}."""
+        """{delta_<prefix><key>, its _low, _high, _low90, _high90, _se, _mdd, _std, _seeds, p_<prefix><key>,
+        test_<prefix><key>}."""
         name = f"{prefix}{key}"
-        return {f"delta_{name}": round(self.delta, 2), f"delta_{name}_low": round(self.low, 2),
-                f"delta_{name}_high": round(self.high, 2), f"p_{name}": round(self.p, 6),
-                f"delta_{name}_std": None if self.std is None else round(self.std, 2),
+
+        def r(x: Optional[float], digits: int = 2) -> Optional[float]:
+            return None if x is None else round(x, digits)
+        return {f"delta_{name}": r(self.delta), f"delta_{name}_low": r(self.low),
+                f"delta_{name}_high": r(self.high), f"p_{name}": r(self.p, 6),
+                f"delta_{name}_low90": r(self.low90), f"delta_{name}_high90": r(self.high90),
+                f"delta_{name}_se": r(self.se, 3), f"delta_{name}_sentence_se": r(self.sentence_se, 3),
+                f"delta_{name}_df": r(self.df, 1), f"delta_{name}_mdd": r(self.detectable),
+                f"delta_{name}_std": r(self.std),
                 f"delta_{name}_seeds": [round(d, 2) for d in self.per_seed], f"test_{name}": self.method}
 
 
@@ -233,19 +305,51 @@ def difference_from_samples(observed: list[float], samples: np.ndarray) -> Diffe
     """observed: Δ per seed; samples (S, B): Δ per seed on each group resample (the same resamples for all)."""
     mean_samples = samples.mean(0)  # (B,) seed-mean Δ per resample
     delta = float(np.mean(observed))
+    sentence_se = float(mean_samples.std(ddof=1))
     if len(observed) == 1:
         b = samples.shape[1]
-        if delta == 0:
-            p = 1.0  # sacreBLEU's (1 + 0) / (B + 1) would read as significant
-        else:
-            diffs = np.abs(mean_samples)  # sacreBLEU: |Δ*| shifted to mean 0, beyond the observed |Δ|
-            p = (1 + int((diffs - diffs.mean() > abs(delta)).sum())) / (b + 1)
-        low, high = np.percentile(mean_samples, [2.5, 97.5])
-        return Difference(delta, float(low), float(high), p, observed, None,
-                          f"paired group bootstrap, {b} samples")
-    _, low, high, p = seed_t_interval(observed, float(mean_samples.std(ddof=1)))
-    return Difference(delta, low, high, p, observed, float(np.std(observed, ddof=1)),
-                      f"t over {len(observed)} seeds (df={len(observed) - 1}) with test-set bootstrap variance")
+        low, high = percentile_interval(mean_samples)
+        low90, high90 = percentile_interval(mean_samples, EQUIVALENCE_LEVEL)
+        return Difference(delta, low, high, two_sided_p(mean_samples), observed, None,
+                          f"paired group bootstrap, {b} samples, percentile interval", low90, high90, sentence_se,
+                          sentence_se, MAX_DF, detectable(sentence_se, MAX_DF))
+    return seed_difference(observed, sentence_se)
+
+
+def seed_difference(observed: Sequence[float], sentence_se: float) -> Difference:
+    """Δ over S ≥ 2 seeds: a t-interval of the per-seed deltas widened by the test-set noise (seed_t_interval)."""
+    s = len(observed)
+    _, low, high, p = seed_t_interval(observed, sentence_se)
+    _, low90, high90, _ = seed_t_interval(observed, sentence_se, EQUIVALENCE_LEVEL)
+    seed_var = float(np.var(observed, ddof=1)) / s
+    se = math.sqrt(seed_var + sentence_se ** 2)
+    df = welch_df([(seed_var, s - 1), (sentence_se ** 2, 0)])
+    return Difference(float(np.mean(observed)), low, high, p, list(observed), float(np.std(observed, ddof=1)),
+                      f"t over {s} seeds (df={df:.1f}) with test-set bootstrap variance", low90, high90, se,
+                      sentence_se, df, detectable(se, df))
+
+
+def independent_contrast(first: Difference, second: Difference) -> Difference:
+    """second.delta − first.delta for two comparisons on different sentences and different jobs (e.g. Δ_long of the
+    long group minus Δ_short of the short group): SE² = SE₁² + SE₂² (independent test sets; seeds not paired), df by
+    Welch–Satterthwaite over the seed parts (normal when both have one seed); interval and p from that t."""
+    parts = []
+    for d in (first, second):
+        seeds = len(d.per_seed)
+        seed_var = float(np.var(d.per_seed, ddof=1)) / seeds if seeds > 1 else 0.0
+        parts += [(seed_var, seeds - 1), ((d.sentence_se or 0.0) ** 2, 0)]
+    se = math.sqrt(sum(v for v, _ in parts))
+    df = welch_df(parts)
+    delta = second.delta - first.delta
+    out = []
+    for level in (LEVEL, EQUIVALENCE_LEVEL):
+        q = t_quantile(df, level)
+        out += [delta - q * se, delta + q * se]
+    p = (1.0 if delta == 0 else 0.0) if se == 0 else t_two_sided_p(delta / se, df)
+    seeds = max(len(first.per_seed), len(second.per_seed))
+    method = ("normal, independent test-set bootstraps" if seeds == 1 else
+              f"Welch t over seeds (df={df:.1f}) with both test-set bootstrap variances")
+    return Difference(delta, out[0], out[1], p, [], None, method, out[2], out[3], se, None, df, detectable(se, df))
 
 
 def compare(baselines: list[SentenceStats], systems: list[SentenceStats], groups: Groups, samples: int,
@@ -309,7 +413,7 @@ def holm(p_values: Sequence[Optional[float]]) -> list[Optional[float]]:
 
 
 def p_text(p: Optional[float], samples: Optional[int] = None) -> str:
-    """"p=0.042"; "p < 0.001" below a thousandth (the bootstrap floor 1/(B+1) included)."""
+    """"p=0.042"; "p < 0.001" below a thousandth (the bootstrap floor 2/(B+1) included)."""
     if p is None:
         return "p=–"
-    return "p < 0.001" if p < 0.001 or (samples and p <= 1 / (samples + 1)) else f"p={p:.3f}"
+    return "p < 0.001" if p < 0.001 or (samples and p <= 2 / (samples + 1)) else f"p={p:.3f}"

@@ -8,8 +8,8 @@ import json
 from pathlib import Path
 from typing import Optional
 
-from translate.analysis.sweep.aggregate import (ALL, LONG_MIN, SHORT_MAX, Report, one_seed_bleu_tests,
-                                               samples_for_holm, stars_reachable)
+from translate.analysis.sweep.aggregate import ALL, Report, one_seed_bleu_tests, samples_for_holm, stars_reachable
+from translate.analysis.sweep.spans import LONG_MIN, SHORT_MAX
 from translate.analysis.sweep.significance import p_text
 from translate.io import atomic_write_text
 
@@ -21,7 +21,8 @@ CSV_COLUMNS = ("setting", "pe", "group", "test_set", "encoding", "ablation", "tr
                "delta_bleu_std", "p_bleu", "p_bleu_holm", "delta_chrf", "delta_chrf_low", "delta_chrf_high",
                "delta_chrf_std", "p_chrf", "p_chrf_holm", "test_bleu", "delta_interaction_bleu",
                "delta_interaction_bleu_low", "delta_interaction_bleu_high", "p_interaction_bleu",
-               "p_interaction_bleu_holm", "parameters", "target_tokens_per_s", "train_minutes", "steps", "jobs")
+               "p_interaction_bleu_holm", "family", "repeated_words", "parameters", "target_tokens_per_s",
+               "train_minutes", "steps", "tested_step", "jobs")
 
 
 # A bucket's place against the lengths a job trained on, as column headers say it.
@@ -38,7 +39,8 @@ def csv_text(report: Report) -> str:
 
 def json_text(report: Report) -> str:
     return json.dumps({"baseline": report.baseline, "rules": report.rules.as_dict(), "rows": report.rows,
-                       "unfinished": report.unfinished, "notes": report.notes}, indent=1, ensure_ascii=False) + "\n"
+                       "spans": report.spans, "alignment": report.alignment, "unfinished": report.unfinished,
+                       "notes": report.notes}, indent=1, ensure_ascii=False) + "\n"
 
 
 def number(value, digits: int = 2) -> str:
@@ -66,7 +68,8 @@ def comparison_cell(row: dict, key: str = "bleu") -> str:
     low, high = row.get(f"delta_{key}_low"), row.get(f"delta_{key}_high")
     interval = f" [{low:+.2f}, {high:+.2f}]" if low is not None and high is not None else ""
     adjusted = row.get(f"p_{key}_holm", p)
-    return f"{delta:+.2f}{interval} ({p_text(p)})" + ("*" if adjusted is not None and adjusted < 0.05 else "")
+    star = "*" if adjusted is not None and adjusted < 0.05 and row.get("decides", True) else ""
+    return f"{delta:+.2f}{interval} ({p_text(p)})" + star
 
 
 def markdown_table(header: list[str], lines: list[list[str]], align: Optional[list[str]] = None) -> list[str]:
@@ -108,10 +111,11 @@ def pivot(report: Report, cell, title: str, test_set: str | None = None) -> list
 def whole_split_table(report: Report, test_set: str | None = None) -> list[str]:
     return markdown_table(
         ["setting", "seeds", "BLEU", "chrF", "Δ BLEU vs baseline", "Δ chrF", "Δ_long − Δ_short BLEU", "parameters",
-         "target tokens/s", "train minutes", "steps"],
+         "target tokens/s", "train minutes", "steps", "tested at step"],
         [[r["setting"], str(r["seeds"]), score_cell(r, "bleu"), score_cell(r, "chrf"), comparison_cell(r, "bleu"),
           comparison_cell(r, "chrf"), comparison_cell(r, "interaction_bleu"), number(r["parameters"]),
-          number(r["target_tokens_per_s"], 0), number(r["train_minutes"], 1), number(r["steps"], 0)]
+          number(r["target_tokens_per_s"], 0), number(r["train_minutes"], 1), number(r["steps"], 0),
+          str(r.get("tested_step") or "–")]
          for r in report.rows if r["bucket"] == ALL and (test_set is None or r.get("test_set") == test_set)])
 
 
@@ -121,13 +125,13 @@ def test_set_names(report: Report) -> list[str]:
 
 def unreachable_stars(report: Report) -> Optional[str]:
     """A sentence when Holm over the report's BLEU tests cannot star any one-seed Δ, however large: its first
-    threshold 0.05/m is below the smallest p a bootstrap of B samples gives, 1/(B+1). None when stars are reachable."""
+    threshold 0.05/m is below the smallest p a bootstrap of B samples gives, 2/(B+1). None when stars are reachable."""
     tests, samples = one_seed_bleu_tests(report), report.rules.samples
     if not tests or not samples or stars_reachable(tests, samples):
         return None
-    return (f"No Δ here can carry a star, however large: Holm across the {tests:,} one-seed BLEU tests of this "
-            f"report needs p ≤ 0.05/{tests:,} = {0.05 / tests:.1e} for the first, below the smallest p a bootstrap of "
-            f"{samples:,} samples gives (1/(B+1) = {1 / (samples + 1):.1e}). Read the intervals, or rebuild the report "
+    return (f"No Δ here can carry a star, however large: Holm across the {tests:,} one-seed BLEU tests of the "
+            f"largest family needs p ≤ 0.05/{tests:,} = {0.05 / tests:.1e} for the first, below the smallest p a "
+            f"bootstrap of {samples:,} samples gives (2/(B+1) = {2 / (samples + 1):.1e}). Read the intervals, or rebuild the report "
             f"with enough samples: `python -m translate.report FOLDER --samples {samples_for_holm(tests)}`.")
 
 
@@ -136,21 +140,25 @@ def reading_rules(report: Report) -> list[str]:
     rules = report.rules
     return [
         "- Scores: sacreBLEU BLEU and chrF on detokenized, cased text. `[lo, hi]`: 95% bootstrap interval (one "
-        "seed). `± x`: standard deviation over seeds, the value being their mean.",
+        "seed): of a whole test set, over the report's group resamples below; of a length bucket, the run's own "
+        "length report (`report.bootstrap_samples` sentence resamples, 1,000 by default). `± x`: standard "
+        "deviation over seeds, the value being their mean.",
         f"- Bootstrap: {rules.samples:,} samples of *groups* of test pairs (pairs sharing an English or a French "
         "sentence are drawn together; they are not independent), BLEU and chrF recomputed from summed sentence "
         "statistics.",
         "- Δ: setting minus the baseline trained in the same context with the same seed, on the same sentences. "
-        "`[lo, hi]`: 95% interval of Δ. One seed: paired group bootstrap (interval: percentiles; p: sacreBLEU's "
-        "paired bootstrap test). Several seeds: Δ is the mean of the per-seed deltas, the interval a t-interval whose "
+        "`[lo, hi]`: 95% interval of Δ. One seed: paired group bootstrap; the interval is the k-th smallest and "
+        "k-th largest resampled Δ (k = ⌈0.025(B+1) − 1⌉) and p = 2(1 + n)/(B + 1), n the resamples on the far side "
+        "of 0, so p < 0.05 exactly when the interval excludes 0. Several seeds: Δ is the mean of the per-seed deltas, the interval a t-interval whose "
         "squared standard error adds the spread between seeds (s²/S) and the test-set bootstrap variance of the "
         "mean (Welch–Satterthwaite degrees of freedom, S − 1 when the seeds' spread dominates); seeds are never "
         "pooled as more sentences.",
         "- Δ_long − Δ_short: how much more the setting loses on long sentences (from "
         f"{LONG_MIN} words) than on short ones (up to {SHORT_MAX}), with its own interval (both on the same "
         "resamples).",
-        f"- p: `< 0.001` at or below the bootstrap floor 1/(B+1); `*`: Holm-adjusted p < 0.05 across all the tests "
-        "of this page (BLEU and chrF separately).",
+        f"- p: `< 0.001` below a thousandth or at the bootstrap floor 2/(B+1); `*`: Holm-adjusted p < 0.05 within "
+        "its family: the tests of one test set on this page that decide (BLEU and chrF separately); a bucket of "
+        "fewer than the minimum sentences is in no family and never starred.",
         *([f"- {note}"] if (note := unreachable_stars(report)) else []),
         f"- Buckets of fewer than {rules.min_bucket} sentences (`too few`) are shown but decide no verdict; columns "
         "are split into lengths the models were trained on and lengths beyond them (extrapolation).",

@@ -1,0 +1,59 @@
+"""From pilots to a comparison: the budget is the largest plateau step, and a job started from its pilot's best.pt
+trains on to the budget exactly as a fresh run of that seed would."""
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
+from start_from_pilots import main as start_main  # noqa: E402
+
+from translate.cli.train import run  # noqa: E402
+from translate.training.checkpoint import load_checkpoint  # noqa: E402
+
+
+def pilot(folder: Path, best_step: int | None, finished: bool = True) -> None:
+    folder.mkdir(parents=True)
+    (folder / "config.yaml").write_text("seed: 1\n")
+    (folder / "best.pt").write_bytes(f"checkpoint at {best_step}".encode())
+    if finished:
+        (folder / "metrics.json").write_text(json.dumps({"best_valid_step": best_step, "steps": (best_step or 0) + 600}))
+
+
+def test_the_budget_is_the_largest_plateau_and_each_job_starts_from_its_pilot(tmp_path, capsys):
+    pilot(tmp_path / "pilots" / "a", 1200)
+    pilot(tmp_path / "pilots" / "b", 1600)
+    (tmp_path / "runs" / "b").mkdir(parents=True)
+    (tmp_path / "runs" / "b" / "last.pt").write_bytes(b"already training")
+    assert start_main([str(tmp_path / "pilots"), str(tmp_path / "runs")]) == 0
+    out = capsys.readouterr().out
+    assert '{"budget_steps": 1600}' in out and "train.max_steps=1600" in out
+    assert (tmp_path / "runs" / "a" / "last.pt").read_bytes() == b"checkpoint at 1200"
+    assert (tmp_path / "runs" / "b" / "last.pt").read_bytes() == b"already training"  # never overwritten
+
+
+def test_unfinished_pilots_give_no_budget(tmp_path, capsys):
+    pilot(tmp_path / "pilots" / "a", 1200)
+    pilot(tmp_path / "pilots" / "b", None, finished=False)
+    assert start_main([str(tmp_path / "pilots"), str(tmp_path / "runs")]) == 2
+    assert "pilots still running or interrupted" in capsys.readouterr().err and not (tmp_path / "runs").exists()
+
+
+@pytest.mark.slow
+def test_a_job_started_from_a_pilots_best_checkpoint_equals_a_fresh_run(tmp_path, tiny_config):
+    run(tiny_config("train.max_steps=10", "report.images=[]", "report.bootstrap_samples=0"), tmp_path / "pilot")
+    assert load_checkpoint(tmp_path / "pilot" / "best.pt")["progress"]["step"] == 10  # its first validation
+    fresh = run(tiny_config("train.max_steps=20", "report.images=[]", "report.bootstrap_samples=0"), tmp_path / "fresh")
+    (tmp_path / "started").mkdir()
+    shutil.copyfile(tmp_path / "pilot" / "best.pt", tmp_path / "started" / "last.pt")
+    started = run(tiny_config("train.max_steps=20", "train.resume=auto", "report.images=[]",
+                              "report.bootstrap_samples=0"), tmp_path / "started")
+    weights = [load_checkpoint(tmp_path / name / "last.pt")["model"] for name in ("fresh", "started")]
+    assert weights[0].keys() == weights[1].keys()
+    assert all(torch.equal(weights[0][k], weights[1][k]) for k in weights[0])
+    assert started["bleu"] == fresh["bleu"] and started["tested_step"] == fresh["tested_step"] == 20

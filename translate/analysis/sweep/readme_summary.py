@@ -1,0 +1,69 @@
+"""The README's results summary, copied from the pages by the code that writes them, never typed by hand.
+
+The README holds blocks between `<!-- results:NAME -->` and `<!-- /results:NAME -->`; the page scripts write each
+block again with the page (a test rewrites them from the committed runs and compares).
+"""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Optional
+
+from translate.analysis.sweep.aggregate import ALL, Report
+from translate.analysis.sweep.claims import Verdict
+from translate.analysis.sweep.tables import comparison_cell, markdown_table, score_cell, test_set_names
+from translate.io import atomic_write_text
+
+
+def block_pattern(name: str) -> re.Pattern:
+    return re.compile(rf"(<!-- results:{re.escape(name)} -->\n).*?(<!-- /results:{re.escape(name)} -->)", re.S)
+
+
+def replace_block(text: str, name: str, lines: list[str]) -> Optional[str]:
+    """`text` with block `name` replaced by `lines`; None when it has no such block."""
+    pattern = block_pattern(name)
+    if not pattern.search(text):
+        return None
+    return pattern.sub(lambda m: m.group(1) + "\n".join(lines) + "\n" + m.group(2), text, count=1)
+
+
+def update_readme(readme: Path, name: str, lines: list[str]) -> bool:
+    """Rewrites block `name` of `readme` when the file has one; False when it has not (e.g. a copy elsewhere)."""
+    if not readme.exists():
+        return False
+    text = readme.read_text(encoding="utf-8")
+    updated = replace_block(text, name, lines)
+    if updated is None:
+        return False
+    if updated != text:
+        atomic_write_text(readme, updated)
+    return True
+
+
+def claims_lines(verdicts: list[Verdict], test_set: Optional[str], source: str) -> list[str]:
+    """Each claim's verdict and the lines that decided it (those on the primary test set), as on the page."""
+    lines = [f"From `{source}` ([docs/results.md](docs/results.md) has every test set, the controls, the intervals' "
+             f"method and the attention maps):", ""]
+    for verdict in verdicts:
+        lines.append(f"- **{verdict.claim}** — {verdict.status}.")
+        lines += [f"  - {d}" for d in verdict.details if test_set is None or f"`{test_set}`" in d.split(":")[0]]
+    return lines
+
+
+def encodings_lines(report: Report, source: str) -> list[str]:
+    """Whole-test BLEU and Δ against the baseline of every encoding, per test set, as ranked on the page."""
+    names = test_set_names(report)
+    whole = [r for r in report.rows if r["bucket"] == ALL]
+    settings = sorted({r["setting"] for r in whole},
+                      key=lambda s: -(next((r["bleu"] for r in whole if r["setting"] == s and r["test_set"] == names[0]),
+                                           None) or 0.0))
+    header = ["encoding", "tested at step"] + [f"{kind} `{name}`" for name in names for kind in ("BLEU", "Δ BLEU")]
+    lines = []
+    for setting in settings:
+        cells = {r["test_set"]: r for r in whole if r["setting"] == setting}
+        step = next((str(r.get("tested_step") or "–") for r in cells.values()), "–")
+        lines.append([setting, step] + [cell for name in names for cell in (
+            (score_cell(cells[name], "bleu"), comparison_cell(cells[name], "bleu")) if name in cells else ("–", "–"))])
+    return ([f"From `{source}` ([docs/encodings_results.md](docs/encodings_results.md)); * Holm-adjusted p < 0.05 "
+             "within the test set's tests:", ""]
+            + markdown_table(header, lines, ["---", "--:"] + ["--:"] * (len(header) - 2)))

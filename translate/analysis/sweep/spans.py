@@ -1,0 +1,206 @@
+"""Comparisons on the lengths a claim is about, rather than on the report's buckets.
+
+A *span* merges every test sentence of a length range: the lengths a setting was trained on ("trained", e.g. all of
+1-9 French words: the claims read each model on its own lengths, and a merged span gives an equivalence test a chance)
+and the lengths beyond them ("beyond": extrapolation). For each, Δ against the baseline with its 95% and 90%
+intervals, the minimum detectable difference, the BLEU of both, brevity penalty and output/reference length ratio.
+
+Alignment contrasts: per test sentence, the alignment numbers of a setting minus those of its baseline (the same
+sentences, the same forced reference), on short (≤ SHORT_MAX words) and long (≥ LONG_MIN words) sentences: the gap on
+each, the long − short interaction, and each model's own long − short level, each with an interval (group bootstrap
+over sentences; with several seeds a t-interval over seeds widened by the test-set noise).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Optional
+
+import numpy as np
+
+from translate.analysis.sweep.significance import (METRICS, Difference, Groups, SentenceStats, compare,
+                                                   difference_from_samples, group_counts, seeds_needed)
+
+if TYPE_CHECKING:  # the aggregator hands itself in; spans never build one
+    from translate.analysis.sweep.aggregate import Aggregator
+    from translate.analysis.sweep.jobs import Job, Setting
+
+SHORT_MAX = 10          # short: at most 10 French words
+LONG_MIN = 11           # long: from 11 words (the source notes' "long" training set starts there)
+ALIGNMENT_METRICS = {"diagonal_share_normalised": +1, "aer": -1}  # +1: higher is better aligned
+
+
+@dataclass(frozen=True)
+class Span:
+    kind: str               # trained, beyond, short, long
+    low: int
+    high: Optional[int]     # None: no upper end
+
+    def holds(self, words: int) -> bool:
+        return words >= self.low and (self.high is None or words <= self.high)
+
+    @property
+    def label(self) -> str:
+        return f"{self.low}-{self.high}" if self.high is not None else f"{self.low}+"
+
+
+def trained_range(config: dict) -> Optional[tuple[int, Optional[int]]]:
+    """(low, high) French words of a job's training pairs, None when it trained on every length."""
+    low, high = config.get("data.train_min_words"), config.get("data.train_max_words")
+    if low is None and high is None:
+        return None
+    return low or 1, high
+
+
+def claim_spans(config: dict) -> list[Span]:
+    """The trained lengths and those beyond them, for a setting trained on a length range."""
+    lengths = trained_range(config)
+    if lengths is None:
+        return []
+    low, high = lengths
+    return [Span("trained", low, high)] + ([Span("beyond", high + 1, None)] if high is not None else [])
+
+
+def length_scores(stats: SentenceStats) -> dict:
+    """BLEU's brevity penalty and output/reference length ratio (corpus level, sacreBLEU's counts)."""
+    totals = stats.stats["bleu"].sum(0)
+    hyp, ref = float(totals[0]), float(totals[1])
+    ratio = hyp / ref if ref else None
+    bp = None if ratio is None else (1.0 if ratio >= 1 else (float(np.exp(1 - 1 / ratio)) if ratio > 0 else 0.0))
+    return {"length_ratio": None if ratio is None else round(ratio, 3), "bp": None if bp is None else round(bp, 3)}
+
+
+def mean_of(values: list[Optional[float]]) -> Optional[float]:
+    present = [v for v in values if v is not None]
+    return round(float(np.mean(present)), 2) if present else None
+
+
+def difference_columns(d: Difference, key: str, margin: float, base_score: Optional[float]) -> dict:
+    """A Difference's columns plus what the claims read: equivalence at the margin, the margin established, the
+    seeds a ±margin equivalence would need, Δ relative to the baseline."""
+    out = d.as_dict(key)
+    out[f"equivalent_{key}"] = d.equivalent(margin)
+    established = d.established_margin
+    out[f"established_margin_{key}"] = None if established is None else round(established, 2)
+    needed = None
+    if d.std is not None and d.sentence_se is not None:
+        needed = seeds_needed(d.std, d.sentence_se, margin)
+    out[f"seeds_needed_{key}"] = needed
+    out[f"relative_delta_{key}"] = None if not base_score else round(d.delta / base_score, 4)
+    return out
+
+
+def span_rows(aggregator: "Aggregator", setting: "Setting", name: str, common: dict) -> list[dict]:
+    """One row per claim span of `setting` on test set `name` (none for a setting trained on every length)."""
+    jobs = [job for job in setting.jobs if name in job.test_sets()]
+    spans = claim_spans(setting.config)
+    if not jobs or not spans:
+        return []
+    test = aggregator.test_set(jobs[0], name)
+    words = test.words("source_words") if test is not None else None
+    if words is None:
+        return []
+    pairs = aggregator.paired(setting, name)
+    rows = []
+    for span in spans:
+        indices = [i for i, w in enumerate(words) if span.holds(w)]
+        if not indices:
+            continue
+        own = [aggregator.stats(job, name, test).subset(indices) for job in jobs]
+        row = dict(common, span=span.kind, low=span.low, high=span.high, bucket=f"{span.kind} {span.label}",
+                   sentences=len(indices), decides=len(indices) >= aggregator.rules.min_bucket,
+                   tested_steps=[job.tested_step for job in jobs], jobs=" ".join(job.name for job in jobs))
+        for key in METRICS:
+            row[key] = mean_of([s.score(key) for s in own])
+        per_job = [length_scores(s) for s in own]
+        for key in ("length_ratio", "bp"):
+            row[key] = mean_of([p[key] for p in per_job])
+        if pairs and aggregator.rules.samples:
+            bases = [aggregator.stats(base, name, test).subset(indices) for _, base in pairs]
+            systems = [aggregator.stats(job, name, test).subset(indices) for job, _ in pairs]
+            differences = compare(bases, systems, test.groups.subset(indices), aggregator.rules.samples)
+            for key, d in differences.items():
+                base_score = mean_of([b.score(key) for b in bases])
+                row[f"baseline_{key}"] = base_score
+                row.update(difference_columns(d, key, aggregator.rules.margin, base_score))
+            base_lengths = [length_scores(b) for b in bases]
+            row["baseline_length_ratio"] = mean_of([p["length_ratio"] for p in base_lengths])
+            row["baseline_bp"] = mean_of([p["bp"] for p in base_lengths])
+        rows.append(row)
+    return rows
+
+
+def per_sentence(job: "Job", name: str, metric: str) -> Optional[np.ndarray]:
+    """(n,) a job's per-sentence alignment values on a test set (NaN where undefined), None when not recorded."""
+    by_length = (job.test_sets().get(name) or {}).get("by_length") or {}
+    values = (by_length.get("per_sentence") or {}).get(metric)
+    if values is None:
+        return None
+    return np.asarray([np.nan if v is None else v for v in values], dtype=np.float64)
+
+
+def nan_mean(values: np.ndarray) -> float:
+    defined = values[~np.isnan(values)]
+    return float(defined.mean()) if len(defined) else float("nan")
+
+
+def resampled_means(values: np.ndarray, groups: Groups, counts: np.ndarray) -> np.ndarray:
+    """(B,) mean of the defined values on each group resample (counts: (B, groups))."""
+    defined = ~np.isnan(values)
+    sums = np.bincount(groups.ids[defined], values[defined], minlength=groups.count)
+    sizes = np.bincount(groups.ids[defined], minlength=groups.count).astype(np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (counts @ sums) / (counts @ sizes)
+
+
+def alignment_rows(aggregator: "Aggregator", setting: "Setting", name: str, common: dict) -> list[dict]:
+    """Per alignment metric: the setting's per-sentence value minus its baseline's, on short and long sentences,
+    their interaction, and each model's own long − short level (see the module docstring)."""
+    pairs = aggregator.paired(setting, name)
+    if not pairs or not aggregator.rules.samples:
+        return []
+    test = aggregator.test_set(pairs[0][0], name)
+    words = test.words("source_words") if test is not None else None
+    if words is None:
+        return []
+    words = np.asarray(words)
+    short, long = words <= SHORT_MAX, words >= LONG_MIN
+    if not (short.any() and long.any()):
+        return []
+    counts = group_counts(test.groups.count, aggregator.rules.samples)
+    rows = []
+    for metric in ALIGNMENT_METRICS:
+        values = [(per_sentence(job, name, metric), per_sentence(base, name, metric)) for job, base in pairs]
+        if any(v is None or b is None or len(v) != len(words) for v, b in values):
+            continue
+        quantities = {"gap_short": [], "gap_long": [], "gap_interaction": [], "system_long_minus_short": [],
+                      "baseline_long_minus_short": []}
+        observed = {k: [] for k in quantities}
+        for system, base in values:
+            gap = system - base
+            parts = {}
+            for label, series in (("gap", gap), ("system", system), ("baseline", base)):
+                on_short = np.where(short, series, np.nan)
+                on_long = np.where(long, series, np.nan)
+                parts[label] = (nan_mean(on_short), nan_mean(on_long),
+                                resampled_means(on_short, test.groups, counts),
+                                resampled_means(on_long, test.groups, counts))
+            g_short, g_long, r_short, r_long = parts["gap"]
+            for key, obs, res in (("gap_short", g_short, r_short), ("gap_long", g_long, r_long),
+                                  ("gap_interaction", g_long - g_short, r_long - r_short)):
+                observed[key].append(float(obs))
+                quantities[key].append(res)
+            for label in ("system", "baseline"):
+                s_short, s_long, rs_short, rs_long = parts[label]
+                observed[f"{label}_long_minus_short"].append(float(s_long - s_short))
+                quantities[f"{label}_long_minus_short"].append(rs_long - rs_short)
+        row = dict(common, metric=metric, better=ALIGNMENT_METRICS[metric], short_sentences=int(short.sum()),
+                   long_sentences=int(long.sum()), jobs=" ".join(job.name for job, _ in pairs))
+        for label in ("system", "baseline"):
+            index = 0 if label == "system" else 1
+            for span_name, mask in (("short", short), ("long", long)):
+                row[f"{label}_{span_name}"] = round(float(np.mean([nan_mean(np.where(mask, v[index], np.nan))
+                                                                   for v in values])), 4)
+        for key in quantities:
+            row[key] = difference_from_samples(observed[key], np.stack(quantities[key])).summary(digits=4)
+        rows.append(row)
+    return rows
