@@ -113,9 +113,9 @@ def test_alignment_forces_the_reference_the_same_target_for_two_models(monkeypat
     seen = []
     real = report_split.sentence_alignment
 
-    def spy(model, tokenizer, src_ids, tgt_ids, batch_tokens=4000):
+    def spy(model, tokenizer, src_ids, tgt_ids, batch_tokens=4000, **kwargs):
         seen.append([list(t) for t in tgt_ids])
-        return real(model, tokenizer, src_ids, tgt_ids, batch_tokens)
+        return real(model, tokenizer, src_ids, tgt_ids, batch_tokens, **kwargs)
 
     monkeypatch.setattr(report_split, "sentence_alignment", spy)
     settings = ReportSettings(bootstrap_samples=20)

@@ -76,6 +76,27 @@ def test_every_test_set_gets_its_own_scores_keyed_by_name(trained):
 
 
 @pytest.mark.slow
+def test_every_test_set_gets_aer_against_silver_links_per_bucket(trained):
+    _, run_dir = trained
+    saved = json.loads((run_dir / "metrics.json").read_text())
+    chosen = {(s["by_length"]["aer_layer"], s["by_length"]["aer_threshold"]) for s in saved["test_sets"].values()}
+    assert len(chosen) == 1          # chosen once, on the valid split, for every test set
+    layer, threshold = chosen.pop()
+    assert layer in (0, 1) and 0.0 < threshold < 1.0   # model=tiny: 2 decoder layers
+    for name, scores in saved["test_sets"].items():
+        by_length = scores["by_length"]
+        assert by_length["aer_chosen_on"] == "valid" and 0.0 <= by_length["aer_valid"] <= 1.0
+        for bucket in by_length["buckets"]:
+            if bucket["sentences"]:
+                assert bucket["aer_low"] <= bucket["aer"] <= bucket["aer_high"] and 0.0 <= bucket["aer"] <= 1.0
+            else:
+                assert bucket["aer"] is None
+        assert len(by_length["per_sentence"]["aer"]) == 100
+    assert "| AER |" in (run_dir / "by_length.md").read_text()
+    assert "test/aer_by_length/1-3" in tags(run_dir / "tb")["scalars"]
+
+
+@pytest.mark.slow
 def test_standalone_evaluation_reports_into_its_own_folder(trained, tmp_path):
     _, run_dir = trained
     cfg = make_config(f"checkpoint={run_dir / 'best.pt'}", f"output_dir={tmp_path}", "report.quantiles=2",
@@ -84,6 +105,7 @@ def test_standalone_evaluation_reports_into_its_own_folder(trained, tmp_path):
     assert out == tmp_path
     buckets = metrics["by_length"]["buckets"]
     assert len(buckets) == 2 and sum(b["sentences"] for b in buckets) == metrics["sentences"]
+    assert all(b["aer"] is not None for b in buckets) and metrics["by_length"]["aer_chosen_on"] == "valid"
     assert json.loads((out / "metrics.json").read_text())["by_length"] == metrics["by_length"]
     assert (out / "by_length.md").exists()
     found = tags(out / "tb")
@@ -101,4 +123,16 @@ def test_standalone_evaluation_takes_test_sets_of_its_own(trained, tmp_path):
     metrics, out = evaluate(cfg)
     assert out == run_dir / "eval-valid-beam1"
     assert list(metrics["test_sets"]) == ["valid"] and metrics["split"] == "valid"
+    assert "aer" in metrics["by_length"]["buckets"][0]
     assert (out / "valid.hyp.txt").exists()
+
+
+@pytest.mark.slow
+def test_standalone_evaluation_can_leave_aer_out(trained, tmp_path):
+    _, run_dir = trained
+    cfg = make_config(f"checkpoint={run_dir / 'best.pt'}", f"output_dir={tmp_path}", "test_sets=[{name:t,split:test}]",
+                      "report.alignment_error_rate=false", "report.bootstrap_samples=0", "report.images=[]",
+                      config_name="evaluate")
+    metrics, _ = evaluate(cfg)
+    assert "aer_layer" not in metrics["by_length"] and "aer" not in metrics["by_length"]["buckets"][0]
+    assert "aer" not in metrics["by_length"]["per_sentence"]

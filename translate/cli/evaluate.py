@@ -27,10 +27,11 @@ from translate.ablations import ablates, apply_at_test_time
 from translate.training.checkpoint import load_model
 from translate.config import ConfigError
 from translate.config.validate import check_data_fits, typed
-from translate.data.pipeline import TokenizedSplit, prepare_data
+from translate.data.pipeline import TokenizedSplit, cache_dir, prepare_data
 from translate.decoding.translator import DecodeSettings, Translator
 from translate.data.test_sets import TestSetSpec, parse_test_sets, test_set_pairs
 from translate.data.tokenizer import Tokenizer
+from translate.analysis.run.alignment_error import silver_reference
 from translate.analysis.run.report_split import log_pictures, probes_for, training_lengths, training_lengths_note
 from translate.analysis.run.settings import ReportSettings
 from translate.analysis.run.test_set_reports import score_test_sets
@@ -117,12 +118,19 @@ def evaluate(cfg: DictConfig) -> tuple[dict, Path]:
         data = prepare_data(data_cfg, tokenizer=loaded.tokenizer, test_sets=specs)
         test_sets = data.test_sets
     check_data_fits(loaded.model.encoding, test_sets, decode)  # e.g. a learned table
+    silver = None  # AER's silver word links; None when turned off
+    if data is not None:
+        silver = silver_reference(report_settings, data, cache_dir(data_cfg))
+    elif report_settings.alignment_error_rate:  # the links are aligned with the training corpus, not read here
+        log.warning("report.alignment_error_rate=true, but no AER here: its word links and the valid split that "
+                    "chooses its layer need the training corpus, which is not read when every test set is a pair of "
+                    "files; add a split test set to get AER, or set report.alignment_error_rate=false")
     translator = Translator(loaded.model, loaded.tokenizer, decode, device)
     out = output_dir(cfg, specs[0].name)
     writer = SummaryWriter(str(out / "tb"))  # a TensorBoard folder of its own
     try:
         metrics = score_test_sets(report_settings, translator, specs, test_sets, out, writer, loaded.step,
-                                  training_lengths(data_cfg), training_lengths_note(data_cfg))
+                                  training_lengths(data_cfg), training_lengths_note(data_cfg), silver)
         primary = test_sets[specs[0].name]
         log_pictures(report_settings, translator, probes_for(report_settings, translator, primary), writer,
                      loaded.step, encoding=True)

@@ -25,7 +25,8 @@ from omegaconf import DictConfig, OmegaConf
 
 from translate.config import ConfigError, validate_config
 from translate.config.validate import typed
-from translate.data.pipeline import prepare_data
+from translate.data.pipeline import cache_dir, prepare_data
+from translate.analysis.run.alignment_error import silver_reference
 from translate.analysis.run.callback import LengthReport
 from translate.analysis.run.report_split import training_lengths, training_lengths_note
 from translate.analysis.run.test_set_reports import score_test_sets
@@ -69,6 +70,7 @@ def run(cfg: DictConfig, run_dir: Path) -> dict:
     checkpoint = resume_from(settings.train.resume, run_dir)  # before the corpus: a bad checkpoint fails at once
     specs = settings.eval.specs
     data = prepare_data(cfg.data, test_sets=specs)
+    silver = silver_reference(settings.report, data, cache_dir(cfg.data))  # before training: a missing aligner fails now
     report = partial(LengthReport, settings.report, probe_split=data.splits["test"])
     trainer = build_trainer(cfg, data, runtime, run_dir, [report], settings)
     if checkpoint:
@@ -82,7 +84,7 @@ def run(cfg: DictConfig, run_dir: Path) -> dict:
         tested_step = state["progress"]["step"]
     metrics = score_test_sets(  # files, TensorBoard scalars and figures: on the main rank only
         settings.report, trainer.translator, specs, data.test_sets, run_dir if runtime.is_main else None,
-        trainer.writer, tested_step, training_lengths(cfg.data), training_lengths_note(cfg.data))
+        trainer.writer, tested_step, training_lengths(cfg.data), training_lengths_note(cfg.data), silver)
     metrics.update(corpus=cfg.data.name, encoding=cfg.encoding.name, ablation=cfg.ablation.name,
                    model=settings.model.name, **trainer.summary(),
                    checkpoint=str(tested), tested_step=tested_step)

@@ -11,12 +11,16 @@ alignment and 0 for uniform attention at every length (the raw chance level fall
 None where the band covers every source token (c = 1).
 monotonicity: Kendall's tau-b between target position and the most attended source position (head- and
 layer-averaged attention): 1 for a monotone alignment, 0 for none, -1 for a reversed one.
+The diagonal share falls with length even for a correct alignment: every insertion, omission or reordering shifts
+the rest of the sentence off the straight corner-to-corner line, so a longer sentence strays further from it, while
+the band stays +-1 token wide. Normalising removes the chance level, not that. AER against silver word links
+(translate.analysis.run.alignment_error) does not assume a diagonal.
 """
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Optional, Sequence
+from typing import Callable, Optional, Sequence
 
 import numpy as np
 import torch
@@ -83,6 +87,7 @@ class SentenceAlignment:
     by_layer: list[Optional[float]]      # normalised share of each layer
     monotonicity: float
     entropy: float
+    aer: Optional[float] = None          # against silver links, when asked for (alignment_error.SentenceAer)
 
 
 def align_one(cross: Tensor, band: int = 1) -> SentenceAlignment:
@@ -97,11 +102,15 @@ def align_one(cross: Tensor, band: int = 1) -> SentenceAlignment:
 
 
 def sentence_alignment(model, tokenizer, src_ids: list[list[int]], ref_ids: list[list[int]],
-                       batch_tokens: int = 4000) -> list[SentenceAlignment]:
-    """One SentenceAlignment per sentence, the model teacher-forced on the reference ids (no specials)."""
+                       batch_tokens: int = 4000,
+                       aer_of: Optional[Callable[[int, Tensor], Optional[float]]] = None) -> list[SentenceAlignment]:
+    """One SentenceAlignment per sentence, the model teacher-forced on the reference ids (no specials).
+    aer_of(index, cross (L, H, Tt, Ts)): the sentence's AER, read in the same forced pass."""
     out: list[Optional[SentenceAlignment]] = [None] * len(src_ids)
     for i, att in forced_attention(model, tokenizer, src_ids, ref_ids, batch_tokens):
         out[i] = align_one(att.cross)
+        if aer_of is not None:
+            out[i].aer = aer_of(i, att.cross)
     return out
 
 
@@ -119,9 +128,9 @@ def mean_interval(values: Sequence[Optional[float]], samples: int = 1000, seed: 
 
 
 def alignment_by_bucket(aligned: list[SentenceAlignment], bucket_of: Sequence[int], n_buckets: int,
-                        samples: int, seed: int) -> list[dict]:
+                        samples: int, seed: int, with_aer: bool = False) -> list[dict]:
     """Per bucket: raw share, normalised share with its 95% interval, per-layer normalised shares, monotonicity
-    and entropy."""
+    and entropy; with_aer: the mean AER with its 95% interval too."""
     out = []
     for b in range(n_buckets):
         members = [a for a, k in zip(aligned, bucket_of) if k == b]
@@ -134,13 +143,20 @@ def alignment_by_bucket(aligned: list[SentenceAlignment], bucket_of: Sequence[in
                                                            for k in range(layers)],
                     "monotonicity": mean_by_bucket([a.monotonicity for a in members], [0] * len(members), 1)[0],
                     "attention_entropy": mean_by_bucket([a.entropy for a in members], [0] * len(members), 1)[0]})
+        if with_aer:
+            aer, aer_low, aer_high = mean_interval([a.aer for a in members], samples, seed)
+            out[-1].update(aer=aer, aer_low=aer_low, aer_high=aer_high)
     return out
 
 
-def per_sentence(aligned: list[SentenceAlignment]) -> dict[str, list]:
+def per_sentence(aligned: list[SentenceAlignment], with_aer: bool = False) -> dict[str, list]:
     """The per-sentence values, as stored in metrics.json (4 decimals)."""
     def r(x):
         return None if x is None else round(x, 4)
-    return {"diagonal_share": [r(a.share) for a in aligned],
-            "diagonal_share_normalised": [r(a.normalised) for a in aligned],
-            "monotonicity": [r(a.monotonicity) for a in aligned], "attention_entropy": [r(a.entropy) for a in aligned]}
+    values = {"diagonal_share": [r(a.share) for a in aligned],
+              "diagonal_share_normalised": [r(a.normalised) for a in aligned],
+              "monotonicity": [r(a.monotonicity) for a in aligned],
+              "attention_entropy": [r(a.entropy) for a in aligned]}
+    if with_aer:
+        values["aer"] = [r(a.aer) for a in aligned]
+    return values

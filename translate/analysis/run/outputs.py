@@ -10,11 +10,12 @@ from translate.analysis.run.figures import new_figure, to_image
 from translate.io import atomic_write_text
 
 SCALARS = ("bleu", "chrf", "length_ratio", "diagonal_share", "diagonal_share_normalised", "monotonicity",
-           "attention_entropy")
+           "attention_entropy", "aer")
 COLUMNS = (("bucket", "bucket"), ("sentences", "sentences"), ("bleu", "BLEU"), ("bleu_ci", "BLEU 95% CI"),
            ("chrf", "chrF"), ("chrf_ci", "chrF 95% CI"), ("length_ratio", "hyp/ref words"),
            ("diagonal_share", "diagonal share"), ("diagonal_share_normalised", "normalised share"),
            ("monotonicity", "Kendall τ"), ("attention_entropy", "entropy (nats)"))
+AER_COLUMNS = (("aer", "AER"), ("aer_interval", "AER 95% CI"))
 
 
 def _cell(value) -> str:
@@ -25,18 +26,31 @@ def _cell(value) -> str:
     return f"{value:.2f}" if isinstance(value, float) else str(value)
 
 
+def _with_interval(row: dict) -> dict:
+    low, high = row.get("aer_low"), row.get("aer_high")
+    return {**row, "aer_interval": [low, high] if low is not None and high is not None else None}
+
+
 def markdown_table(by_length: dict, note: str = "", test_set: str = "") -> str:
     of = f" of {test_set}" if test_set else ""
     lines = [f"# Test scores{of} by length ({by_length['bucketed_by'].replace('_', ' ')})", ""]
     if note:
         lines += [note, ""]
-    lines.append("| " + " | ".join(title for _, title in COLUMNS) + " |")
-    lines.append("|" + "|".join("---" if key == "bucket" else "--:" for key, _ in COLUMNS) + "|")
-    lines += ["| " + " | ".join(_cell(row.get(key)) for key, _ in COLUMNS) + " |" for row in by_length["buckets"]]
+    with_aer = "aer_layer" in by_length
+    columns = COLUMNS + (AER_COLUMNS if with_aer else ())
+    lines.append("| " + " | ".join(title for _, title in columns) + " |")
+    lines.append("|" + "|".join("---" if key == "bucket" else "--:" for key, _ in columns) + "|")
+    lines += ["| " + " | ".join(_cell(_with_interval(row).get(key)) for key, _ in columns) + " |"
+              for row in by_length["buckets"]]
     lines += ["", "CI: 95% paired bootstrap over the bucket's sentences. Alignment read while forcing the reference. "
               "Diagonal share: cross-attention mass within ±1 source token of the monotone diagonal; normalised: "
               "(s − c)/(1 − c), c that of uniform attention. Kendall τ: target position against the most attended "
               "source position. Entropy: of cross-attention rows, mean over heads and layers."]
+    if with_aer:
+        lines += ["", f"AER: alignment error rate of head-averaged cross-attention (Shift-Att reading) against silver "
+                  f"eflomal word links, mean over sentences (bootstrap CI over sentences); decoder layer "
+                  f"{by_length['aer_layer']} (from 0) and threshold {by_length['aer_threshold']:.2f}, chosen on the "
+                  f"valid split (valid AER {by_length['aer_valid']:.3f})."]
     return "\n".join(lines) + "\n"
 
 

@@ -11,6 +11,7 @@ from torch.utils.tensorboard import SummaryWriter
 from translate.data.pipeline import TokenizedSplit
 from translate.decoding.translator import Translator
 from translate.analysis.run.alignment import alignment_by_bucket, per_sentence, sentence_alignment
+from translate.analysis.run.alignment_error import SentenceAer
 from translate.analysis.run.attention_maps import Probe, choose_probes, log_attention_maps
 from translate.analysis.run.bleu_by_length import scores_by_bucket
 from translate.analysis.buckets import LENGTH_OF, Bucket, assign, make_buckets
@@ -27,9 +28,11 @@ def split_buckets(settings: ReportSettings, split: TokenizedSplit, n: Optional[i
     return buckets, assign(lengths, buckets)
 
 
-def by_length(settings: ReportSettings, translator: Translator, split: TokenizedSplit, hyps: list[str]) -> dict:
+def by_length(settings: ReportSettings, translator: Translator, split: TokenizedSplit, hyps: list[str],
+              aer: Optional[SentenceAer] = None) -> dict:
     """hyps: detokenized translations of the first len(hyps) sentences of `split`; the alignment numbers come from
-    the model reading those sentences' references."""
+    the model reading those sentences' references. aer: scores each sentence against its silver links (AER per
+    bucket and per sentence, and the layer and threshold it used); None: no AER."""
     n = len(hyps)
     buckets, bucket_of = split_buckets(settings, split, n)
     refs = [p.en for p in split.pairs[:n]]
@@ -37,12 +40,13 @@ def by_length(settings: ReportSettings, translator: Translator, split: Tokenized
                               settings.bootstrap_seed)
     # Alignment of the reference, not of the hypothesis: the same target for every system (translate.analysis.run.alignment)
     aligned = sentence_alignment(translator.model, translator.tokenizer, split.src[:n], split.tgt[:n],
-                                 translator.settings.batch_tokens)
+                                 translator.settings.batch_tokens, aer_of=aer)
     alignment = alignment_by_bucket(aligned, bucket_of, len(buckets), settings.bootstrap_samples,
-                                    settings.bootstrap_seed)
-    return {"bucketed_by": settings.bucket_by, "alignment_forced_on": "reference", "buckets": [
+                                    settings.bootstrap_seed, with_aer=aer is not None)
+    return {"bucketed_by": settings.bucket_by, "alignment_forced_on": "reference",
+            **(aer.summary() if aer is not None else {}), "buckets": [
         {"bucket": b.name, "low": b.low, "high": b.high, **scores[k], **alignment[k]} for k, b in enumerate(buckets)],
-        "per_sentence": per_sentence(aligned)}
+        "per_sentence": per_sentence(aligned, with_aer=aer is not None)}
 
 
 def training_lengths(data_cfg: DictConfig) -> Optional[tuple[int, Optional[int]]]:
@@ -65,10 +69,10 @@ def training_lengths_note(data_cfg: DictConfig) -> str:
 
 def report_split(settings: ReportSettings, translator: Translator, split: TokenizedSplit, hyps: list[str],
                  out_dir: Optional[Path], writer, step: int, note: str = "", test_set: str = "test",
-                 file_name: str = "by_length.md") -> dict:
+                 file_name: str = "by_length.md", aer: Optional[SentenceAer] = None) -> dict:
     """Compute `by_length`; write the table to out_dir/file_name and scalars and the bar chart (tags prefixed with
     test_set) to writer (either may be None, e.g. on ranks other than the main one). Returns `by_length`."""
-    report = by_length(settings, translator, split, hyps)
+    report = by_length(settings, translator, split, hyps, aer)
     if out_dir is not None:
         write_by_length(report, out_dir, writer, step, "bar_chart" in settings.images, note, test_set, file_name)
     return report

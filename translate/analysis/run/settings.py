@@ -32,6 +32,9 @@ class ReportSettings(Checked):
     # pictures written; [] for none
     images: List[str] = setting(Rule(lambda v: all(i in IMAGES for i in v), f"a list drawn from {list(IMAGES)}"),
                                 factory=lambda: list(IMAGES))
+    # AER of cross-attention against silver word links (eflomal, cached), layer and threshold chosen on the valid
+    # split; false: not computed (no aligner run)
+    alignment_error_rate: bool = setting(Rule(lambda v: isinstance(v, bool), "true or false"), default=True)
     # positions shown in the encoding pictures
     encoding_positions: int = setting(at_least(1), default=128)
     # sweep report (analysis.sweep.aggregate.Rules): smaller buckets are shown but decide no verdict

@@ -18,6 +18,7 @@ from translate.data.pipeline import TokenizedSplit
 from translate.data.test_sets import TestSetSpec
 from translate.decoding.translator import Translator
 from translate.scoring.splits import score_split
+from translate.analysis.run.alignment_error import SentenceAer, SilverReference, choose_on_valid
 from translate.analysis.run.figures import to_image
 from translate.analysis.run.length_curve import bleu_curve
 from translate.analysis.run.report_split import report_split
@@ -27,16 +28,20 @@ from translate.io import atomic_write_text
 
 def score_test_sets(settings: ReportSettings, translator: Translator, specs: list[TestSetSpec],
                     test_sets: dict[str, TokenizedSplit], out_dir: Optional[Path], writer, step: int,
-                    trained: Optional[tuple[int, Optional[int]]] = None, note: str = "") -> dict:
+                    trained: Optional[tuple[int, Optional[int]]] = None, note: str = "",
+                    silver: Optional[SilverReference] = None) -> dict:
     """Scores of every test set (the metrics.json layout above, without run details). Files go to out_dir and
-    scalars and figures to writer; either may be None (ranks other than the main one)."""
+    scalars and figures to writer; either may be None (ranks other than the main one). silver: the links for AER
+    (alignment_error.silver_reference); its layer and threshold are chosen once, on the valid split."""
     per_set, all_hyps = {}, {}
+    choice = choose_on_valid(translator, silver) if silver is not None else None
     for k, spec in enumerate(specs):
         split = test_sets[spec.name]
         metrics, hyps = score_split(translator, split)
         file_name = "by_length.md" if k == 0 else f"by_length.{spec.name}.md"
+        aer = None if choice is None else SentenceAer(choice, translator.tokenizer, split, silver.test_links[spec.name])
         metrics["by_length"] = report_split(settings, translator, split, hyps, out_dir, writer, step, note,
-                                            spec.name, file_name)
+                                            spec.name, file_name, aer)
         metrics["source"] = spec.source
         per_set[spec.name], all_hyps[spec.name] = metrics, hyps
         if writer is not None and out_dir is not None:
