@@ -72,12 +72,13 @@ def test_bad_input_is_named(sweep, tmp_path, capsys):
     assert "no finished job" in capsys.readouterr().err
     copy = tmp_path / "copy" / JOB
     copy.mkdir(parents=True)
-    for name in ("config.yaml", "metrics.json", "test.hyp.txt", "best.pt"):
+    tested = Path(json.loads((sweep / JOB / "metrics.json").read_text())["checkpoint"]).name  # last.pt by default
+    for name in ("config.yaml", "metrics.json", "test.hyp.txt", tested):
         (copy / name).write_bytes((sweep / JOB / name).read_bytes())
     assert ablate_at_test.main([str(tmp_path / "copy")]) == 1  # dims >= 400 of a 64-wide model
     error = capsys.readouterr().err
     assert f"{JOB}: error: " in error and "400" in error and "64" in error
     assert not (tmp_path / "copy" / AT_TEST / "metrics.json").exists()
-    (copy / "best.pt").unlink()
+    (copy / tested).unlink()
     assert ablate_at_test.main([str(tmp_path / "copy")]) == 1  # trained elsewhere: no checkpoint here
-    assert "no checkpoint best.pt" in capsys.readouterr().err
+    assert f"no checkpoint {tested}" in capsys.readouterr().err

@@ -66,7 +66,8 @@ def test_sweep_resumes_then_reports(tmp_path, cache_dir):
     assert "## What the numbers say" in text and "(c) With PE" in text
     assert "(2 jobs," in text  # each job once, though each is scored on two test sets
     # verdicts and tables read one test set at a time: a bucket of two test sets holds different sentences
-    assert "### On `test` (60 sentences)" in text and "### On `multi30k_flickr2016` (60 sentences)" in text
+    assert "Each verdict is decided on `test`" in text  # and lists the other test sets beside it
+    assert "`multi30k_flickr2016`, all jobs (1 seed; " in text  # (c), per sentence, on the second test set too
     assert "### Whole test set on `multi30k_flickr2016`" in text
     assert "One seed per setting" in text  # single-seed verdicts say that seed variance is not measured
     assert (page.with_suffix("") / "bleu_by_length.png").exists()
