@@ -75,3 +75,21 @@ def test_long_concat_joins_consecutive_pairs_side_by_side():
     assert all(2 <= p.en.count("word") <= 6 for p in built)
     spec = sets.TestSetSpec("long", long_concat_from="test")
     assert sets.test_set_pairs(spec, Splits([], [], pairs), limit=4) == build_long_concat(pairs)[:4]
+
+
+def test_the_kind_says_what_a_test_set_is_whatever_its_name():
+    from translate.analysis.sweep.plots import curve_test_set
+
+    specs = sets.parse_test_sets([{"name": "mine", "split": "test"}, {"name": "far", "split": "long_test"},
+                                  {"name": "glued", "long_concat_from": "valid"},
+                                  {"name": "flickr", "src": "a.fr", "ref": "a.en"}])
+    assert [s.long_lengths for s in specs] == [False, True, True, False]
+    assert [s.kind.synthetic for s in specs] == [False, False, True, False]
+    assert [s.source for s in specs] == ["split test", "split long_test", "long_concat of split valid (synthetic)",
+                                         "files a.fr, a.en"]
+    metrics = {"test_set": "mine", "test_sets": {s.name: {"source": s.source, "long_lengths": s.long_lengths}
+                                                 for s in specs}}
+    assert curve_test_set(metrics) == "far"  # the first built for long sentences, not a name the code knows
+    old = {"test_set": "test", "test_sets": {"test": {"source": "split test"},
+                                             "long_concat": {"source": "long_concat of split test (synthetic)"}}}
+    assert curve_test_set(old) == "long_concat"  # runs written before long_lengths existed

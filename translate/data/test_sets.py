@@ -25,7 +25,7 @@ from translate.data.long_concat import build_long_concat
 
 SPLITS = ("train", "valid", "test", "long_test", "long_valid")
 EVAL_SPLITS = ("valid", "test", "long_test", "long_valid")   # long_concat is never built from train
-KINDS = ("split", "src", "long_concat_from")
+LONG_SPLITS = ("long_test", "long_valid")   # the reserved real long sentences (translate/data/long_reserve.py)
 NAME = re.compile(r"^[A-Za-z0-9_.-]+$")  # it names files and TensorBoard tags
 
 
@@ -39,13 +39,92 @@ class TestSetSpec:
     key: str = "eval.test_sets"   # where it was configured, for error messages
 
     @property
+    def kind(self) -> "TestSetKind":
+        return next(kind for kind in KINDS if getattr(self, kind.field) is not None)
+
+    @property
     def source(self) -> str:
         """What it was made from, in words (stored in metrics.json)."""
-        if self.split:
-            return f"split {self.split}"
-        if self.long_concat_from:
-            return f"long_concat of split {self.long_concat_from} (synthetic)"
-        return f"files {self.src}, {self.ref}"
+        return self.kind.source(self)
+
+    @property
+    def long_lengths(self) -> bool:
+        """Whether it is built to hold long sentences (what a length curve reads past the short buckets)."""
+        return self.kind.long_lengths(self)
+
+
+class TestSetKind:
+    """One way of making a test set, chosen by the entry key it names (`field`); code asks the kind, never the name."""
+
+    field: str = ""
+    synthetic: bool = False
+
+    def source(self, spec: TestSetSpec) -> str:
+        raise NotImplementedError
+
+    def long_lengths(self, spec: TestSetSpec) -> bool:
+        return False
+
+    def check(self, entry: dict, key: str, name: str) -> None:
+        """Raise ConfigError naming the key when the entry's values are not allowed."""
+
+    def pairs(self, spec: TestSetSpec, corpus: Splits) -> list[Pair]:
+        raise NotImplementedError
+
+
+class CorpusSplit(TestSetKind):
+    field = "split"
+
+    def source(self, spec: TestSetSpec) -> str:
+        return f"split {spec.split}"
+
+    def long_lengths(self, spec: TestSetSpec) -> bool:
+        return spec.split in LONG_SPLITS
+
+    def check(self, entry: dict, key: str, name: str) -> None:
+        if entry["split"] not in SPLITS:
+            raise ConfigError(f"{key}.split={entry['split']!r} is not allowed: expected one of {list(SPLITS)}")
+
+    def pairs(self, spec: TestSetSpec, corpus: Splits) -> list[Pair]:
+        return getattr(corpus, spec.split)
+
+
+class FilePair(TestSetKind):
+    field = "src"
+
+    def source(self, spec: TestSetSpec) -> str:
+        return f"files {spec.src}, {spec.ref}"
+
+    def check(self, entry: dict, key: str, name: str) -> None:
+        for side in ("src", "ref"):
+            if not (isinstance(entry.get(side), str) and entry[side]):
+                raise ConfigError(f"{key}.{side}={entry.get(side)!r} is not allowed: expected a file path (plain or "
+                                  f".gz)")
+
+    def pairs(self, spec: TestSetSpec, corpus: Splits) -> list[Pair]:
+        return read_file_pair(spec)
+
+
+class LongConcat(TestSetKind):
+    field = "long_concat_from"
+    synthetic = True
+
+    def source(self, spec: TestSetSpec) -> str:
+        return f"long_concat of split {spec.long_concat_from} (synthetic)"
+
+    def long_lengths(self, spec: TestSetSpec) -> bool:
+        return True
+
+    def check(self, entry: dict, key: str, name: str) -> None:
+        if entry["long_concat_from"] not in EVAL_SPLITS:
+            raise ConfigError(f"{key}.long_concat_from={entry['long_concat_from']!r} is not allowed: expected one of "
+                              f"{list(EVAL_SPLITS)} (never train)")
+
+    def pairs(self, spec: TestSetSpec, corpus: Splits) -> list[Pair]:
+        return build_long_concat(getattr(corpus, spec.long_concat_from))
+
+
+KINDS = (CorpusSplit(), FilePair(), LongConcat())
 
 
 def parse_test_sets(entries, key: str = "eval.test_sets") -> list[TestSetSpec]:
@@ -70,25 +149,18 @@ def parse_entry(entry, key: str) -> TestSetSpec:
     if not isinstance(entry, (dict, DictConfig)):
         raise ConfigError(f"{key}={shown(entry)!r} is not allowed: expected {allowed}")
     entry = dict(shown(entry))
-    unknown = sorted(set(entry) - {"name", "split", "src", "ref", "long_concat_from"})
+    unknown = sorted(set(entry) - {"name", "ref", *(kind.field for kind in KINDS)})
     if unknown:
         raise ConfigError(f"{key} has unknown keys {unknown}: allowed keys are name, split, src, ref, long_concat_from")
     name = entry.get("name")
     if not isinstance(name, str) or not NAME.match(name):
         raise ConfigError(f"{key}.name={name!r} is not allowed: expected letters, digits, '_', '.' or '-'")
-    kinds = [k for k in KINDS if entry.get(k) is not None]
+    kinds = [kind for kind in KINDS if entry.get(kind.field) is not None]
     if len(kinds) != 1:
-        raise ConfigError(f"{key} ({name}) sets {kinds or 'none of them'}: expected exactly one of split, "
-                          f"src (with ref), long_concat_from")
-    if kinds == ["split"] and entry["split"] not in SPLITS:
-        raise ConfigError(f"{key}.split={entry['split']!r} is not allowed: expected one of {list(SPLITS)}")
-    if kinds == ["long_concat_from"] and entry["long_concat_from"] not in EVAL_SPLITS:
-        raise ConfigError(f"{key}.long_concat_from={entry['long_concat_from']!r} is not allowed: expected one of "
-                          f"{list(EVAL_SPLITS)} (never train)")
-    for side in ("src", "ref"):
-        if kinds == ["src"] and not (isinstance(entry.get(side), str) and entry[side]):
-            raise ConfigError(f"{key}.{side}={entry.get(side)!r} is not allowed: expected a file path (plain or .gz)")
-    if kinds != ["src"] and entry.get("ref") is not None:
+        raise ConfigError(f"{key} ({name}) sets {[k.field for k in kinds] or 'none of them'}: expected exactly one of "
+                          f"split, src (with ref), long_concat_from")
+    kinds[0].check(entry, key, name)
+    if kinds[0].field != "src" and entry.get("ref") is not None:
         raise ConfigError(f"{key}.ref={entry['ref']!r} is not allowed without src")
     return TestSetSpec(name, entry.get("split"), entry.get("src"), entry.get("ref"), entry.get("long_concat_from"), key)
 
@@ -121,12 +193,7 @@ def read_file_pair(spec: TestSetSpec) -> list[Pair]:
 def test_set_pairs(spec: TestSetSpec, corpus: Splits, limit: Optional[int] = None) -> list[Pair]:
     """The pairs of one test set; `corpus` is the run's corpus before any limit; `limit` (data.test_limit) keeps
     the first N of every test set."""
-    if spec.split:
-        pairs = getattr(corpus, spec.split)
-    elif spec.long_concat_from:
-        pairs = build_long_concat(getattr(corpus, spec.long_concat_from))
-    else:
-        pairs = read_file_pair(spec)
+    pairs = spec.kind.pairs(spec, corpus)
     if not pairs:
         raise CorpusError(f"{spec.key} ({spec.name}, {spec.source}) holds no sentence pair")
     return pairs[: limit or None]

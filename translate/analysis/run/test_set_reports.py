@@ -3,7 +3,8 @@ metrics.json:
 
     {<the primary (first) test set's scores: bleu, chrf, sentences, signatures, by_length>,
      "split": <its corpus split, or its name>, "test_set": <its name>,
-     "test_sets": {<name>: {<the same scores>, "source": "split test" | "files A, B" | "long_concat of ..."}}}
+     "test_sets": {<name>: {<the same scores>, "source": "split test" | "files A, B" | "long_concat of ...",
+                            "long_lengths": <built to hold long sentences: long_test, long_valid, long_concat>}}}
 
 Files: <name>.hyp.txt per test set (the primary also as <split>.hyp.txt), by_length.md for the primary and
 by_length.<name>.md for the others. TensorBoard: <name>/bleu, <name>/chrf, <name>/<metric>_by_length/<bucket>,
@@ -43,6 +44,7 @@ def score_test_sets(settings: ReportSettings, translator: Translator, specs: lis
         metrics["by_length"] = report_split(settings, translator, split, hyps, out_dir, writer, step, note,
                                             spec.name, file_name, aer)
         metrics["source"] = spec.source
+        metrics["long_lengths"] = spec.long_lengths  # built to hold long sentences (the sweep's length curve reads it)
         per_set[spec.name], all_hyps[spec.name] = metrics, hyps
         if writer is not None and out_dir is not None:
             writer.add_scalar(f"{spec.name}/bleu", metrics["bleu"], step)
@@ -57,5 +59,5 @@ def score_test_sets(settings: ReportSettings, translator: Translator, specs: lis
         if writer is not None and "bleu_curve" in settings.images:
             curve = bleu_curve({name: m["by_length"] for name, m in per_set.items()}, trained)
             writer.add_image("by_length/bleu_curve", to_image(curve), step, dataformats="HWC")
-    top = {k: v for k, v in per_set[primary.name].items() if k != "source"}
+    top = {k: v for k, v in per_set[primary.name].items() if k not in ("source", "long_lengths")}
     return {**top, "split": primary.split or primary.name, "test_set": primary.name, "test_sets": per_set}

@@ -110,9 +110,13 @@ def write_plots(rows: list[dict], out_dir: Path) -> list[tuple[str, str]]:
 
 
 def curve_test_set(metrics: dict) -> str:
-    """The test set a job's BLEU-by-length curve is drawn from: long_concat when it was scored (it fills the long
-    buckets), else the primary test set."""
-    return "long_concat" if "long_concat" in metrics.get("test_sets", {}) else metrics.get("test_set", "test")
+    """The test set a job's BLEU-by-length curve is drawn from: the first one built to hold long sentences (the
+    reserved long test set, long_concat: metrics.json `long_lengths`; older runs name long_concat in `source`), which
+    fills the long buckets, else the primary test set."""
+    for name, results in metrics.get("test_sets", {}).items():
+        if results.get("long_lengths") or str(results.get("source", "")).startswith("long_concat"):
+            return name
+    return metrics.get("test_set", "test")
 
 
 def length_curve(settings: list) -> Optional[Figure]:
