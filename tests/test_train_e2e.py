@@ -9,6 +9,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
+import torch
 from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
 from conftest import TINY_RUN, make_config
@@ -16,6 +17,7 @@ from translate.data.corpora import Tatoeba
 from translate.data.cleaning import DropCounts, clean_pairs
 from translate.cli.evaluate import evaluate
 from translate.cli.train import run
+from translate.training.checkpoint import load_checkpoint
 
 REPO = Path(__file__).resolve().parents[1]
 CORPORA = Path(os.environ.get("TRANSLATE_DATA_DIR") or REPO.parent / "shared" / "data")  # as the code finds them
@@ -52,6 +54,8 @@ def test_a_seeded_run_repeats_exactly_and_a_resumed_run_continues(tmp_path, tiny
     again = run(tiny_config("train.max_steps=10"), tmp_path / "b")
     losses_a, losses_b = scalars(tmp_path / "a" / "tb")["train/loss"], scalars(tmp_path / "b" / "tb")["train/loss"]
     assert losses_a == losses_b and first["bleu"] == again["bleu"]
+    weights = [load_checkpoint(tmp_path / name / "last.pt")["model"] for name in ("a", "b")]
+    assert all(torch.equal(weights[0][k], weights[1][k]) for k in weights[0])  # the same model, bit for bit
     resumed = run(tiny_config("train.max_steps=20", "train.resume=auto"), tmp_path / "a")
     assert resumed["steps"] == 20
     steps = [s for s, _ in scalars(tmp_path / "a" / "tb")["train/loss"]]

@@ -23,8 +23,9 @@ import torch
 from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig, OmegaConf
 
-from translate.config import ConfigError, validate_config
-from translate.config.validate import typed
+from translate.assembly.schemas import register as register_schemas
+from translate.assembly.settings import typed, validate_config
+from translate.config import ConfigError
 from translate.data.pipeline import cache_dir, prepare_data
 from translate.analysis.run.alignment_error import silver_reference
 from translate.analysis.run.callback import LengthReport
@@ -37,11 +38,12 @@ from translate.io import WriteError, atomic_write_text, remove_partial_writes
 from translate.training.device import make_runtime
 from translate.training.config import TrainConfig
 from translate.training.interruption import Interrupted, resume_command
-from translate.training.setup import build_trainer
+from translate.assembly.trainer import build_trainer
 from translate.training.trainer import Progress, TrainingDiverged, budget_spent
 
 log = logging.getLogger("translate.train")
 CONF_DIR = str(Path(__file__).resolve().parents[2] / "conf")
+register_schemas()  # before Hydra composes: the YAML groups name their schema
 
 
 def resume_from(setting: str | None, run_dir: Path) -> tuple[Path, dict] | None:
@@ -182,9 +184,22 @@ def train_and_test(cfg: DictConfig, hydra_cfg, run_dir: Path) -> None:
         if isinstance(error, (WriteError, TrainingDiverged)) and (run_dir / "last.pt").exists():
             print(f"Once fixed, resume with:\n  {resume}", file=sys.stderr)
         sys.exit(2)
-    print(f"test BLEU {metrics['bleu']:.2f}  chrF {metrics['chrf']:.2f}  ({metrics['sentences']} sentences, "
-          f"{metrics['steps']} steps, {metrics['target_tokens_per_s']:.0f} target tokens/s)")
-    print(f"run folder: {os.path.relpath(run_dir)}")
+    print(outcome_text(metrics, os.path.relpath(run_dir)))
+
+
+def outcome_text(metrics: dict, run_dir: str) -> str:
+    """What a finished run says: every test set's scores, then where the run is and what to do with it next."""
+    lines = [f"test BLEU and chrF of the model at step {metrics.get('tested_step', metrics['steps'])} "
+             f"({metrics['steps']} steps trained, {metrics['target_tokens_per_s']:,.0f} target tokens/s):"]
+    for name, scores in (metrics.get("test_sets") or {metrics.get("test_set", "test"): metrics}).items():
+        lines.append(f"  {name}: BLEU {scores['bleu']:.2f}  chrF {scores['chrf']:.2f}  ({scores['sentences']} "
+                     f"sentences; by length: {run_dir}/by_length{'' if name == metrics.get('test_set') else '.' + name}.md)")
+    checkpoint = f"{run_dir}/{os.path.basename(str(metrics.get('checkpoint', 'last.pt')))}"
+    lines += [f"run folder: {run_dir}",
+              f"score other files: python -m translate.evaluate checkpoint={checkpoint} "
+              f"'eval.test_sets=[{{name: mine, src: /path/to/source.fr, ref: /path/to/reference.en}}]'",
+              f"attention maps and curves: tensorboard --logdir {run_dir}/tb"]
+    return "\n".join(lines)
 
 
 if __name__ == "__main__":

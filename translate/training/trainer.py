@@ -16,7 +16,6 @@ from typing import Optional, Sequence
 
 import torch
 from torch.utils.tensorboard import SummaryWriter
-from tqdm import tqdm
 
 from translate.data.batching import Batch, FixedShapes, collate, make_batches, padding_fraction
 from translate.data.pipeline import PreparedData
@@ -28,6 +27,7 @@ from translate.training.checkpoint import (RESUME_RECORDS, CheckpointError, chec
                                            load_checkpoint, save_checkpoint)
 from translate.training import distributed
 from translate.training.compilation import CompiledSteps
+from translate.training.console import ConsoleProgress
 from translate.training.config import TrainConfig
 from translate.training.device import Runtime
 from translate.training.interruption import Interrupted, StepAbandoned, StopRequests
@@ -112,7 +112,7 @@ def budget_spent(train: TrainConfig, progress: Progress) -> Optional[str]:
 
 
 class Trainer:
-    """Runs the loop over finished objects; translate.training.setup.build_trainer makes them from a config."""
+    """Runs the loop over finished objects; translate.assembly.trainer.build_trainer makes them from a config."""
 
     def __init__(self, model: Transformer, data: PreparedData, train: TrainConfig, runtime: Runtime, run_dir: Path, *,
                  seed: int, translator: Translator, writer: Optional[SummaryWriter], config_record: dict,
@@ -370,8 +370,8 @@ class Trainer:
         pad = padding_fraction(self.epoch_batches(self.progress.epoch), self.train_lens[1])
         log.info("model: %d parameters; target padding %.1f%% of batch tokens",
                  sum(p.numel() for p in self.model.parameters()), 100 * pad)
-        bar = tqdm(total=t.max_steps, initial=self.progress.step, disable=not self.runtime.is_main or None,
-                   dynamic_ncols=True)
+        bar = ConsoleProgress(self.progress.step, t.max_steps, t.max_minutes,
+                              self.progress.train_seconds + self.progress.valid_seconds, self.runtime.is_main)
         window_tokens, window_start = 0, time.perf_counter()
         batches, stop_asked = None, False
         while True:
@@ -404,21 +404,19 @@ class Trainer:
                 self.progress.train_seconds += time.perf_counter() - started
             self.progress.batch_in_epoch += 1
             self.progress.step += 1  # optimistically: settle() takes back the skipped ones
-            bar.update(1)
+            bar.advance(self.progress.step)
             if not any(self.progress.step % every == 0 for every in (t.log_every, t.valid_every, t.save_every)):
                 continue
             step = self.progress.step
             stats, tokens = self.settle_timed()
             window_tokens += tokens
             if self.progress.step != step:  # steps were skipped: no longer at this multiple
-                bar.n = self.progress.step
+                bar.advance(self.progress.step)
                 continue
             if self.progress.step % t.log_every == 0:
                 elapsed = time.perf_counter() - window_start
                 self.log_step(stats, window_tokens, elapsed)
-                bar.set_postfix(loss=f"{stats['loss']:.3f}", lr=f"{self.scheduler.get_last_lr()[0]:.2e}",
-                                tok_s=f"{window_tokens / max(elapsed, 1e-9):.0f}",
-                                min_left=f"{self.minutes_left():.1f}")
+                bar.report(stats["loss"], window_tokens / max(elapsed, 1e-9), self.scheduler.get_last_lr()[0])
                 window_tokens, window_start = 0, time.perf_counter()
             if self.progress.step % t.valid_every == 0:
                 self.validate()
@@ -446,10 +444,6 @@ class Trainer:
         stats = self.settle()
         self.progress.train_seconds += time.perf_counter() - started
         return stats, self.progress.target_tokens - tokens
-
-    def minutes_left(self) -> float:
-        minutes = self.train_cfg.max_minutes
-        return max(0.0, minutes - (self.progress.train_seconds + self.progress.valid_seconds) / 60) if minutes else float("nan")
 
     def summary(self) -> dict:
         """What metrics.json says of the training: steps, minutes, speed, size."""
