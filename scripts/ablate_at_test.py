@@ -20,12 +20,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's package, whatever is installed
 
-from hydra import compose, initialize_config_dir  # noqa: E402
 from omegaconf import OmegaConf  # noqa: E402
 
 from translate.analysis.sweep.aggregate import Baseline  # noqa: E402
 from translate.analysis.sweep.jobs import Job, SweepError, find_jobs  # noqa: E402
-from translate.cli.evaluate import CONF_DIR, evaluate  # noqa: E402
+from translate.assembly.compose import compose  # noqa: E402
+from translate.cli.evaluate import evaluate  # noqa: E402
 from translate.config import ConfigError  # noqa: E402
 from translate.training.checkpoint import CheckpointError  # noqa: E402
 
@@ -45,9 +45,8 @@ def checkpoint_of(job: Job) -> Path:
 
 def evaluate_with_ablation(job: Job, ablation: str, out: Path, overrides: list[str]) -> None:
     run_config = OmegaConf.load(job.path / "config.yaml")
-    with initialize_config_dir(config_dir=CONF_DIR, version_base="1.3"):
-        cfg = compose(config_name="evaluate", overrides=[f"checkpoint={checkpoint_of(job)}", f"ablation={ablation}",
-                                                         f"output_dir={out}", *overrides])
+    cfg = compose(f"checkpoint={checkpoint_of(job)}", f"ablation={ablation}", f"output_dir={out}", *overrides,
+                  config_name="evaluate")
     cfg.decode, cfg.report = run_config.decode, run_config.report  # a paired comparison: decoded and bucketed as
     evaluate(cfg)                                                     # the job was
 

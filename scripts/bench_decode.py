@@ -25,25 +25,19 @@ sys.path.insert(0, str(ROOT))
 
 from translate.data.pipeline import prepare_data  # noqa: E402
 from translate.decoding.search import search  # noqa: E402
-from translate.config.validate import typed  # noqa: E402
+from translate.assembly.settings import typed  # noqa: E402
 from translate.decoding.settings import DecodeSettings, SpecialIds  # noqa: E402
 from translate.decoding.translator import length_batches  # noqa: E402
-from translate.training.setup import build_trainer
+from translate.assembly.trainer import build_trainer  # noqa: E402
+from translate.assembly.compose import compose  # noqa: E402
 
 SEARCHES = {"greedy": 1, "beam4": 4}
-
-
-def compose(*overrides: str):
-    from hydra import compose as hydra_compose, initialize_config_dir
-
-    with initialize_config_dir(config_dir=str(ROOT / "conf"), version_base="1.3"):
-        return hydra_compose(config_name="config", overrides=list(overrides))
 
 
 def briefly_trained(model: str, steps: int, max_tokens: int):
     """(model, tokenizer, description): `steps` training steps on Tatoeba (0: random weights)."""
     from translate.training.device import make_runtime
-    from translate.training.setup import build_trainer
+    from translate.assembly.trainer import build_trainer
 
     cfg = compose(f"model={model}", "train.device=cpu", "train.precision=fp32", f"train.max_tokens={max_tokens}",
                   f"train.warmup_steps={max(steps // 3, 1)}")

@@ -13,9 +13,8 @@ import torch
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))
-from conftest import make_config  # noqa: E402
-from translate.training.setup import model_from_config
+from translate.assembly.compose import compose  # noqa: E402
+from translate.assembly.trainer import model_from_config  # noqa: E402
 torch.set_num_threads(1)
 VOCAB, PAD = 8000, 0
 PAIRS = [  # (encoding, option overrides, baseline overrides)
@@ -37,7 +36,7 @@ tgt = torch.randint(4, VOCAB, (48, 25), generator=g)
 
 def model(name, overrides):
     torch.manual_seed(0)
-    m = model_from_config(make_config("model=small", f"encoding={name}", *overrides), VOCAB, PAD)
+    m = model_from_config(compose("model=small", f"encoding={name}", *overrides), VOCAB, PAD)
     return m, torch.optim.AdamW(m.parameters(), 1e-4)
 
 def step(pair):

@@ -37,14 +37,7 @@ import torch
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-
-def compose(*overrides: str):
-    from hydra import compose as hydra_compose, initialize_config_dir
-
-    import translate  # noqa: F401  (registers the config schemas)
-
-    with initialize_config_dir(config_dir=str(ROOT / "conf"), version_base="1.3"):
-        return hydra_compose(config_name="config", overrides=list(overrides))
+from translate.assembly.compose import compose  # noqa: E402
 
 
 # -- memory: the kernel's high-water mark of this process ------------------------------------------------------------
@@ -75,7 +68,7 @@ def reset_peak() -> bool:
 # -- one encoding ---------------------------------------------------------------------------------------------------
 def make_trainer(name: str, args, data, run_dir: str):
     from translate.training.device import make_runtime
-    from translate.training.setup import build_trainer
+    from translate.assembly.trainer import build_trainer
 
     cfg = compose(f"model={args.model}", f"encoding={name}", "train.device=cpu", "train.precision=fp32",
                   *args.overrides)

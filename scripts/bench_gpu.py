@@ -5,7 +5,7 @@ sentences/s on 8,000 sentences. Writes bench_gpu.json and bench_gpu.md (a table 
     python scripts/bench_gpu.py                       # on a GPU: bf16, model=base, 16k / 32k / 64k tokens
     python scripts/bench_gpu.py --quick               # anywhere, in a few minutes: model=tiny, small batches
 
-MFU: useful FLOPs (scripts/bench_train.py's count: non-pad matmul work, x3 for forward and backward) per second over
+MFU: useful FLOPs (translate/model/flops.py: non-pad matmul work, x3 for forward and backward) per second over
 the peak of a large matmul in the step's dtype (bf16 on CUDA) measured in the same run. --quick on a CPU compiles with
 the `eager` backend (dynamo only; inductor takes ~45 s a graph on 2 cores) and its figures only show that it runs.
 """
@@ -25,9 +25,9 @@ import torch
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "scripts"))
 
-from bench_train import compose, train_flops  # noqa: E402
+from translate.assembly.compose import compose  # noqa: E402
+from translate.model.flops import train_flops  # noqa: E402
 
 ENCODINGS = ("sinusoidal", "rope", "t5", "shaw")
 
@@ -60,7 +60,7 @@ def peak_memory_gib(device: torch.device) -> float:
 
 def bench_training(data, args, device, precision, encoding: str, max_tokens: int, compile_on: bool, peak: float):
     from translate.training.device import make_runtime
-    from translate.training.setup import build_trainer
+    from translate.assembly.trainer import build_trainer
 
     cfg = compose(*args.overrides_for_model, f"encoding={encoding}", f"train.max_tokens={max_tokens}",
                   f"train.max_sentences={max_tokens}", f"train.compile={str(compile_on).lower()}",
@@ -107,7 +107,7 @@ def bench_decoding(model, data, args, device, precision) -> list[dict]:
     from dataclasses import replace
 
     from translate.decoding.search import search
-    from translate.config.validate import typed
+    from translate.assembly.settings import typed
     from translate.decoding.settings import DecodeSettings, SpecialIds
     from translate.decoding.translator import length_batches
 

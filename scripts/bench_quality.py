@@ -30,12 +30,10 @@ def main() -> None:
     if args.minutes <= 0:
         parser.error(f"minutes={args.minutes} is not allowed: expected a number of minutes > 0")
 
-    from hydra import compose, initialize_config_dir
-
+    from translate.assembly.compose import compose
     from translate.cli.train import run
 
-    with initialize_config_dir(config_dir=str(ROOT / "conf"), version_base="1.3"):
-        cfg = compose(config_name="config", overrides=[f"train.max_minutes={args.minutes}", *args.overrides])
+    cfg = compose(f"train.max_minutes={args.minutes}", *args.overrides)
     run_dir = Path(args.run_dir or tempfile.mkdtemp(prefix="bench_quality_"))
     print(f"load average before {os.getloadavg()[0]:.2f}; run folder {run_dir}", flush=True)
     started = time.perf_counter()

@@ -20,18 +20,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's 
 from omegaconf import OmegaConf  # noqa: E402
 
 from translate.analysis.sweep import build_report  # noqa: E402
+from translate.assembly.compose import compose  # noqa: E402
 
 ENCODINGS = ("sinusoidal", "none", "rope", "learned", "alibi", "t5")
 GROUPS = ((1, 9), (11, 17))
 EDGES = ((1, 5), (6, 10), (11, 15), (16, 20), (21, None))
-
-
-def compose(*overrides: str):
-    from hydra import compose as hydra_compose, initialize_config_dir
-
-    conf = str(Path(__file__).resolve().parents[1] / "conf")
-    with initialize_config_dir(config_dir=conf, version_base="1.3"):
-        return hydra_compose(config_name="config", overrides=list(overrides))
 
 
 def degraded(refs: list[str], rate: int) -> list[str]:

@@ -33,14 +33,8 @@ from torch import nn
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-
-def compose(*overrides: str):
-    from hydra import compose as hydra_compose, initialize_config_dir
-
-    import translate  # noqa: F401  (registers the config schemas)
-
-    with initialize_config_dir(config_dir=str(ROOT / "conf"), version_base="1.3"):
-        return hydra_compose(config_name="config", overrides=list(overrides))
+from translate.assembly.compose import compose  # noqa: E402
+from translate.model.flops import train_flops  # noqa: E402
 
 
 # -- the machine's peak ---------------------------------------------------------------------------------------------
@@ -57,21 +51,6 @@ def matmul_peak(n: int = 4096, repeats: int = 1) -> float:
 
 
 # -- useful model FLOPs ---------------------------------------------------------------------------------------------
-def train_flops(m, vocab: int, src_lens: list[int], tgt_lens: list[int]) -> float:
-    """Forward + backward matmul FLOPs of one batch, real tokens only. src_lens / tgt_lens per sentence (with
-    eos / bos), m: the model config."""
-    d, f = m.d_model, m.d_ff
-    s, t = sum(src_lens), sum(tgt_lens)
-    ss = sum(x * x for x in src_lens)
-    tt = sum(x * x for x in tgt_lens)
-    st = sum(a * b for a, b in zip(src_lens, tgt_lens))
-    encoder = m.n_encoder_layers * (2 * s * (4 * d * d + 2 * d * f) + 4 * ss * d)
-    decoder = m.n_decoder_layers * (2 * t * (4 * d * d + 2 * d * d + 2 * d * f) + 2 * s * 2 * d * d
-                                    + 4 * tt * d + 4 * st * d)
-    output = 2 * t * d * vocab
-    return 3.0 * (encoder + decoder + output)
-
-
 # -- the baseline: what a user writes from the PyTorch tutorial -----------------------------------------------------
 class TutorialTransformer(nn.Module):
     def __init__(self, vocab: int, m, max_len: int = 512) -> None:
@@ -132,7 +111,7 @@ def padding(lens: list[int], batches: list[list[int]]) -> float:
 def build(model: str, overrides: list[str]):
     from translate.data.pipeline import prepare_data
     from translate.training.device import make_runtime
-    from translate.training.setup import build_trainer
+    from translate.assembly.trainer import build_trainer
 
     cfg = compose(f"model={model}", "train.device=cpu", "train.precision=fp32", *overrides)
     data = prepare_data(cfg.data)

@@ -16,9 +16,8 @@ import torch
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "scripts"))
 
-from bench_train import compose  # noqa: E402
+from translate.assembly.compose import compose  # noqa: E402
 
 TINY = ["model=tiny", "model.dropout=0.0", "data.train_limit=2000", "data.valid_limit=100", "data.test_limit=100",
         "data.tokenizer.vocab_size=1000", "train.max_tokens=600", "train.device=cpu", "train.precision=fp32"]
@@ -33,7 +32,7 @@ def main() -> None:
     torch.set_num_threads(1)
     from translate.data.pipeline import prepare_data
     from translate.training.device import make_runtime
-    from translate.training.setup import build_trainer
+    from translate.assembly.trainer import build_trainer
 
     encodings = args.encodings or sorted(p.stem for p in (ROOT / "conf" / "encoding").glob("*.yaml"))
     data = prepare_data(compose(*TINY).data)

@@ -26,24 +26,23 @@ from typing import Callable
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))
 
 import torch  # noqa: E402
 from hydra.errors import ConfigCompositionException  # noqa: E402
 from omegaconf import OmegaConf, open_dict  # noqa: E402
 
-from conftest import make_config  # noqa: E402
 from translate import io as atomic_io  # noqa: E402
+from translate.assembly.compose import compose  # noqa: E402
 from translate.cli import translate as translate_cli  # noqa: E402
 from translate.cli.train import resume_from  # noqa: E402
-from translate.config import validate_config  # noqa: E402
+from translate.assembly.settings import validate_config  # noqa: E402
 from translate.config.errors import from_composition  # noqa: E402
 from translate.data.cleaning import DropCounts, clean_pairs  # noqa: E402
 from translate.data.corpora import Multi30k, Tatoeba  # noqa: E402
 from translate.data.pipeline import prepare_data  # noqa: E402
 from translate.training import checkpoint as ckpt  # noqa: E402
 from translate.training.device import make_runtime  # noqa: E402
-from translate.training.setup import build_trainer, model_from_config  # noqa: E402
+from translate.assembly.trainer import build_trainer, model_from_config  # noqa: E402
 
 SHARED_ZIP = ROOT.parent / "shared" / "data" / "tatoeba" / "fra-eng.zip"
 TMP = Path(tempfile.mkdtemp(prefix="error-catalog-"))
@@ -93,7 +92,7 @@ CONFIG_OVERRIDES = [
 def composed(*overrides: str):
     """The config as the command line composes it; a type error or unknown key is refused there (the schemas)."""
     try:
-        return make_config(*overrides)
+        return compose(*overrides)
     except ConfigCompositionException as error:
         raise from_composition(error) from None
 
@@ -109,7 +108,7 @@ def config_rows() -> list[Row]:
         outcome, message = outcome_of(lambda: validated(composed("model=tiny", *overrides.split())))
         rows.append(Row("config", f"`{overrides}`", outcome, message))
     for key, value in (("train.lr", "${nowhere}"), ("decode.beam_size", "???")):
-        cfg = make_config("model=tiny")
+        cfg = compose("model=tiny")
         with open_dict(cfg):
             OmegaConf.update(cfg, key, value, merge=False)
         outcome, message = outcome_of(lambda: validated(cfg))
@@ -292,7 +291,7 @@ TRAIN = ["model=tiny", "data.corpus.valid_size=40", "data.corpus.test_size=40", 
 
 
 def training_rows(corpus: Path) -> list[Row]:
-    cfg = make_config(*TRAIN, f"data.path={corpus}", f"data.cache_dir={TMP / 'cache'}", "train.max_bad_steps=3")
+    cfg = compose(*TRAIN, f"data.path={corpus}", f"data.cache_dir={TMP / 'cache'}", "train.max_bad_steps=3")
     data = prepare_data(cfg.data)
 
     def nan_from_step_3():
@@ -306,7 +305,7 @@ def training_rows(corpus: Path) -> list[Row]:
         trainer.train()
 
     def learned_too_short():
-        build_trainer(make_config(*TRAIN, f"data.path={corpus}", "encoding=learned", "encoding.max_positions=12"), data,
+        build_trainer(compose(*TRAIN, f"data.path={corpus}", "encoding=learned", "encoding.max_positions=12"), data,
                 make_runtime("cpu", "fp32"), TMP / "short")
 
     def ctrl_c():
@@ -333,7 +332,7 @@ def training_rows(corpus: Path) -> list[Row]:
 # -- the translation command ----------------------------------------------------------------------------------------
 
 def translation_rows(corpus: Path) -> list[Row]:
-    cfg = make_config(*TRAIN, f"data.path={corpus}", f"data.cache_dir={TMP / 'cache'}", "encoding=learned",
+    cfg = compose(*TRAIN, f"data.path={corpus}", f"data.cache_dir={TMP / 'cache'}", "encoding=learned",
                       "encoding.max_positions=40")
     tokenizer = prepare_data(cfg.data).tokenizer
     torch.manual_seed(0)

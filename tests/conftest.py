@@ -6,12 +6,12 @@ from pathlib import Path
 
 import pytest
 import torch
-from hydra import compose, initialize_config_dir
 from hypothesis import settings
 
-import translate  # noqa: F401  (registers the config schemas the YAML groups name)
+from translate.assembly.compose import CONF_DIR, compose
+from translate.assembly.schemas import register
 
-CONF_DIR = str(Path(__file__).resolve().parents[1] / "conf")
+register()  # for the tests that load configs through Hydra's own loader (tests/test_sweep_configs.py)
 
 # Property tests draw the same examples on every run, so a CI run repeats the one before it; to search for new
 # failing inputs, run them with HYPOTHESIS_PROFILE=explore (and raise max_examples).
@@ -23,10 +23,7 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "repeatable"))
 torch.set_num_threads(1)
 
 
-def make_config(*overrides: str, config_name: str = "config"):
-    """Compose conf/<config_name>.yaml with Hydra overrides, as the command line would."""
-    with initialize_config_dir(config_dir=CONF_DIR, version_base="1.3"):
-        return compose(config_name=config_name, overrides=list(overrides))
+make_config = compose  # conf/<config_name>.yaml with Hydra overrides, as the command line would
 
 
 TINY_RUN = (

@@ -148,7 +148,7 @@ def test_zero_dims_needs_a_table(name):
 
 
 def test_zero_dims_error_reaches_start_up_validation():
-    from translate.config import validate_config
+    from translate.assembly.settings import validate_config
 
     with pytest.raises(ConfigError, match=r"ablation.from=400 is not allowed"):
         validate_config(make_config("model=tiny", "ablation=zero_dims"))

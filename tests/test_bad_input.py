@@ -23,8 +23,8 @@ from translate.data.corpora import CorpusError, Multi30k, Tatoeba
 from translate.training import checkpoint as ckpt
 from translate.training.checkpoint import load_checkpoint, save_checkpoint
 from translate.io import WriteError
-from translate.training.setup import build_trainer
-from translate.training.setup import model_from_config
+from translate.assembly.trainer import build_trainer
+from translate.assembly.trainer import model_from_config
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -245,7 +245,7 @@ def test_train_command_checks_the_run_folder_before_hydra(tmp_path):
 
 def test_disk_full_during_training_keeps_the_previous_checkpoint(tiny_config, tiny_data, tmp_path, monkeypatch):
     from translate.training.device import make_runtime
-    from translate.training.setup import build_trainer
+    from translate.assembly.trainer import build_trainer
 
     cfg = tiny_config("train.max_steps=6", "train.save_every=2", "train.valid_every=1000", "train.max_tokens=600")
     trainer = build_trainer(cfg, tiny_data, make_runtime("cpu", "fp32"), tmp_path)

@@ -11,7 +11,7 @@ from translate.training.checkpoint import LoadedModel
 from translate.data.cleaning import normalise
 from translate.decoding.translator import DecodeSettings
 from translate.cli.translate import translate_lines
-from translate.training.setup import model_from_config
+from translate.assembly.trainer import model_from_config
 
 MAX_POSITIONS = 24  # a small learned table, so truncation is exercised often
 

@@ -8,10 +8,11 @@ from hydra.errors import ConfigCompositionException
 from hydra.utils import instantiate
 
 from conftest import CONF_DIR, make_config
-from translate.config import ConfigError, validate_config
+from translate.assembly.settings import validate_config
+from translate.config import ConfigError
 from translate.encodings.base import PositionalEncoding
 from translate.model.builder import build_encoding
-from translate.training.setup import model_from_config
+from translate.assembly.trainer import model_from_config
 
 GROUPS = ("data", "model", "encoding", "ablation", "train", "decode", "report", "eval")
 

@@ -14,12 +14,13 @@ from omegaconf import DictConfig, OmegaConf, open_dict
 from omegaconf.errors import GrammarParseError
 
 from conftest import make_config
-from translate.config import ConfigError, check_data_fits, validate_config
+from translate.assembly.settings import check_data_fits, validate_config
+from translate.config import ConfigError
 from translate.data.cleaning import Pair
 from translate.data.pipeline import TokenizedSplit
 from translate.encodings.learned import Learned
 from translate.encodings.sinusoidal import Sinusoidal
-from translate.training.setup import build_trainer
+from translate.assembly.trainer import build_trainer
 
 
 BASE = make_config("model=tiny")
@@ -175,7 +176,7 @@ def test_unbounded_encoding_has_no_length_check():
 
 def test_trainer_refuses_a_learned_table_too_short_for_the_data(tiny_config, tiny_data, tmp_path):
     from translate.training.device import make_runtime
-    from translate.training.setup import build_trainer
+    from translate.assembly.trainer import build_trainer
 
     cfg = tiny_config("encoding=learned", "encoding.max_positions=8")
     with pytest.raises(ConfigError, match=r"encoding.max_positions=8 is shorter than the longest train sentence"):

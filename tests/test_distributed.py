@@ -30,7 +30,7 @@ def worker(rank: int, world: int, port: int, config_yaml: str, out: str) -> None
     torch.set_num_threads(1)
     from translate.data.pipeline import prepare_data
     from translate.training.device import make_runtime
-    from translate.training.setup import build_trainer
+    from translate.assembly.trainer import build_trainer
 
     cfg = OmegaConf.create(config_yaml)
     trainer = build_trainer(cfg, prepare_data(cfg.data), make_runtime("cpu", "fp32"), Path(out) / f"rank{rank}")
@@ -49,7 +49,7 @@ def worker(rank: int, world: int, port: int, config_yaml: str, out: str) -> None
 @pytest.mark.slow
 def test_two_gloo_processes_match_one_process_on_the_same_global_batch(tiny_config, tiny_data, tmp_path):
     from translate.training.device import make_runtime
-    from translate.training.setup import build_trainer
+    from translate.assembly.trainer import build_trainer
 
     cfg = tiny_config(*OVERRIDES)
     context = multiprocessing.get_context("spawn")
@@ -92,7 +92,7 @@ def stopping_worker(rank: int, world: int, port: int, config_yaml: str, out: str
     from translate.data.pipeline import prepare_data
     from translate.training.device import make_runtime
     from translate.training.interruption import Interrupted
-    from translate.training.setup import build_trainer
+    from translate.assembly.trainer import build_trainer
 
     cfg = OmegaConf.create(config_yaml)
     trainer = build_trainer(cfg, prepare_data(cfg.data), make_runtime("cpu", "fp32"), Path(out) / f"rank{rank}")

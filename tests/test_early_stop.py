@@ -3,7 +3,7 @@ still caps it, and every validation lands on the learning curve (metrics.json `v
 from __future__ import annotations
 
 from translate.training.device import make_runtime
-from translate.training.setup import build_trainer
+from translate.assembly.trainer import build_trainer
 
 FROZEN = ("train.lr=1e-9", "train.warmup_steps=1", "train.valid_every=2", "train.save_every=2", "train.log_every=2",
           "train.max_steps=40", "train.valid_bleu_limit=20")  # weights barely move: valid BLEU stays where it starts

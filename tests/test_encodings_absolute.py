@@ -13,7 +13,7 @@ from translate.decoding.search import beam_search, greedy_search
 from translate.decoding.settings import DecodeSettings, SpecialIds
 from translate.model.builder import build_encoding
 from translate.model.cache import DecoderCache
-from translate.training.setup import model_from_config
+from translate.assembly.trainer import model_from_config
 
 VOCAB, PAD, BOS, EOS = 40, 0, 2, 3
 SPECIALS = SpecialIds(bos_id=BOS, eos_id=EOS, pad_id=PAD)

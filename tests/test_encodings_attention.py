@@ -29,7 +29,7 @@ from translate.encodings.xpos import XPos
 from translate.model.attention import attend
 from translate.model.builder import build_encoding
 from translate.model.cache import DecoderCache
-from translate.training.setup import model_from_config
+from translate.assembly.trainer import model_from_config
 
 PAD, BOS, EOS, VOCAB = 0, 2, 3, 40
 SPECIALS = SpecialIds(bos_id=BOS, eos_id=EOS, pad_id=PAD)

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from translate.training.device import make_runtime
-from translate.training.setup import build_trainer
+from translate.assembly.trainer import build_trainer
 
 ENCODINGS = sorted(path.stem for path in (Path(__file__).resolve().parents[1] / "conf" / "encoding").glob("*.yaml"))
 STEPS = 30

@@ -17,7 +17,7 @@ from conftest import TINY_RUN, make_config
 from translate.cli import evaluate as evaluate_cli
 from translate.config import ConfigError
 from translate.training.checkpoint import save_checkpoint
-from translate.training.setup import model_from_config
+from translate.assembly.trainer import model_from_config
 
 REPO = Path(__file__).resolve().parents[1]
 FAST = ("report.images=[]", "report.bootstrap_samples=0")

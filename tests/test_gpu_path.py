@@ -16,14 +16,15 @@ import pytest
 import torch
 
 from conftest import make_config
-from translate.config import ConfigError, validate_config
+from translate.assembly.settings import validate_config
+from translate.config import ConfigError
 from translate.data.batching import FixedShapes, collate
 from translate.training import compilation
 from translate.training.checkpoint import load_checkpoint
 from translate.training.device import make_runtime
 from translate.training.interruption import Interrupted
-from translate.training.setup import build_trainer
-from translate.training.setup import model_from_config
+from translate.assembly.trainer import build_trainer
+from translate.assembly.trainer import model_from_config
 
 ROOT = Path(__file__).resolve().parents[1]
 needs_cuda = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
@@ -211,7 +212,7 @@ def test_flex_attention_path_equals_the_sdpa_path(encoding, kind):
 
 def test_shaw_and_deberta_use_every_table_row_when_compiling_with_the_same_result(monkeypatch):
     """Under torch.compile (or on a GPU) the relative tables are read whole instead of finding the used rows."""
-    from translate.training.setup import model_from_config
+    from translate.assembly.trainer import model_from_config
 
     src, tgt = torch.randint(4, 50, (2, 7)), torch.randint(4, 50, (2, 6))
     for encoding in ("shaw", "deberta"):
@@ -225,7 +226,7 @@ def test_shaw_and_deberta_use_every_table_row_when_compiling_with_the_same_resul
 
 @needs_cuda
 def test_cuda_compiled_flex_attention_matches_sdpa_for_t5_in_value_and_gradient():
-    from translate.training.setup import model_from_config
+    from translate.assembly.trainer import model_from_config
 
     torch.manual_seed(0)
     model = model_from_config(make_config("model=tiny", "encoding=t5", "model.dropout=0.0"), 60, 0).cuda()

@@ -19,7 +19,7 @@ from translate.io import WriteError, atomic_write_text, previous_path, remove_pa
 from translate.training.device import make_runtime
 from translate.training.interruption import Interrupted, resume_command
 from translate.training.trainer import TrainingDiverged
-from translate.training.setup import build_trainer
+from translate.assembly.trainer import build_trainer
 
 
 def fake_state(step: int) -> dict:

@@ -10,7 +10,7 @@ from translate.data.pipeline import TokenizedSplit
 from translate.analysis.buckets import (LENGTH_OF, Bucket, assign, buckets_from_edges, make_buckets,
                                        quantile_edges)
 from translate.analysis.run.settings import ReportSettings
-from translate.config.validate import typed
+from translate.assembly.settings import typed
 
 
 def test_default_buckets_at_their_edges():

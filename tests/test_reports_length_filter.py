@@ -9,7 +9,7 @@ from translate.data.corpora import CorpusError
 from translate.data.pipeline import load_splits, prepare_data
 from translate.cli.evaluate import evaluate
 from translate.training.device import make_runtime
-from translate.training.setup import build_trainer
+from translate.assembly.trainer import build_trainer
 
 
 def french_words(pairs) -> set[int]:

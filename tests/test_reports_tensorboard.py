@@ -16,8 +16,8 @@ from translate.scoring.splits import translate_split
 from translate.analysis.run.encoding_pictures import bias_by_distance, encoding_figures, position_only_scores
 from translate.analysis.run.report_split import report_checkpoint
 from translate.analysis.run.settings import ReportSettings
-from translate.config.validate import typed
-from translate.training.setup import model_from_config
+from translate.assembly.settings import typed
+from translate.assembly.trainer import model_from_config
 
 
 def read_events(folder) -> EventAccumulator:

@@ -5,14 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from hydra import compose, initialize_config_dir
 from hydra.core.override_parser.overrides_parser import OverridesParser
 from hydra.types import RunMode
 from omegaconf import OmegaConf
 
-from conftest import CONF_DIR
-from translate.config import ConfigError, validate_config
-from translate.training.setup import model_from_config
+from conftest import CONF_DIR, make_config
+from translate.assembly.settings import validate_config
+from translate.config import ConfigError
+from translate.assembly.trainer import model_from_config
 
 SWEEPS = sorted(p.stem for p in (Path(CONF_DIR) / "sweep").glob("*.yaml"))
 ENCODINGS = sorted(p.stem for p in (Path(CONF_DIR) / "encoding").glob("*.yaml"))
@@ -20,8 +20,7 @@ ENCODINGS = sorted(p.stem for p in (Path(CONF_DIR) / "encoding").glob("*.yaml"))
 
 def compose_job(*overrides: str):
     """A job's config with its hydra node, as the launcher composes it."""
-    with initialize_config_dir(config_dir=CONF_DIR, version_base="1.3"):
-        return compose(config_name="config", overrides=list(overrides), return_hydra_config=True)
+    return make_config(*overrides, return_hydra_config=True)
 
 
 def sweep_jobs(*overrides: str) -> list[list[str]]:

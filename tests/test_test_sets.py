@@ -7,7 +7,8 @@ from collections import Counter
 import pytest
 from conftest import make_config
 
-from translate.config import ConfigError, validate_config
+from translate.assembly.settings import validate_config
+from translate.config import ConfigError
 from translate.data.cleaning import Pair
 from translate.data.corpora import CorpusError, Splits, Tatoeba
 from translate.data.long_concat import RANGES, build_long_concat

@@ -15,7 +15,8 @@ import torch
 from conftest import CONF_DIR, TINY_RUN, make_config
 from translate.cli.preflight import check_options
 from translate.cli.train import run
-from translate.config import ConfigError, validate_config
+from translate.assembly.settings import validate_config
+from translate.config import ConfigError
 from translate.training.checkpoint import load_checkpoint
 
 REPO = Path(__file__).resolve().parents[1]

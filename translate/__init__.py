@@ -6,6 +6,5 @@ import os
 # Set before torch is imported; an explicit OMP_WAIT_POLICY in the environment wins.
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
-from translate.config.store import register as _register_schemas  # noqa: E402
-
-_register_schemas()  # before any config is composed: the YAML groups name their schema (translate/config/store.py)
+# The config schemas are registered where configs are composed (the command mains, translate.assembly.compose), so
+# importing one encoding loads no data pipeline.

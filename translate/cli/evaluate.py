@@ -26,7 +26,8 @@ from torch.utils.tensorboard import SummaryWriter
 from translate.ablations import ablates, apply_at_test_time
 from translate.training.checkpoint import load_model
 from translate.config import ConfigError
-from translate.config.validate import check_data_fits, typed
+from translate.assembly.schemas import register as register_schemas
+from translate.assembly.settings import check_data_fits, typed
 from translate.data.pipeline import TokenizedSplit, cache_dir, prepare_data
 from translate.decoding.translator import DecodeSettings, Translator
 from translate.data.test_sets import TestSetSpec, parse_test_sets, test_set_pairs
@@ -42,6 +43,7 @@ from translate.training.device import pick_device
 
 log = logging.getLogger("translate.evaluate")
 CONF_DIR = str(Path(__file__).resolve().parents[2] / "conf")
+register_schemas()  # before Hydra composes: the YAML groups name their schema
 
 
 def given_test_sets(cfg: DictConfig) -> Optional[tuple[str, Any]]:

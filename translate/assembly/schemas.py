@@ -1,5 +1,6 @@
 """The settings dataclasses registered in Hydra's ConfigStore as the schema of the YAML groups: each conf/<group>/*.yaml
-starts with `defaults: [schema, _self_]`, so composing a config already refuses a wrong type or an unknown key."""
+starts with `defaults: [schema, _self_]`, so composing a config already refuses a wrong type or an unknown key.
+Called where configs are composed (the command mains, translate.assembly.compose); registering twice is harmless."""
 from __future__ import annotations
 
 from hydra.core.config_store import ConfigStore

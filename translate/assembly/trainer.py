@@ -14,8 +14,8 @@ import torch
 from omegaconf import DictConfig, OmegaConf
 from torch.utils.tensorboard import SummaryWriter
 
-from translate.config import validate_config
-from translate.config.validate import RunSettings, check_data_fits
+from translate.assembly.settings import validate_config
+from translate.assembly.settings import RunSettings, check_data_fits
 from translate.data.batching import FixedShapes
 from translate.data.pipeline import PreparedData
 from translate.decoding.translator import Translator
@@ -76,7 +76,7 @@ def build_trainer(cfg: DictConfig, data: PreparedData, runtime: Runtime, run_dir
 
 def model_from_config(cfg: DictConfig, vocab_size: int, pad_id: int) -> Transformer:
     """The model a whole config describes, on the CPU (scripts and tests; runs use build_trainer)."""
-    from translate.config.validate import typed
+    from translate.assembly.settings import typed
     from translate.model.config import ModelConfig
 
     return build_model(typed(cfg, "model", ModelConfig), cfg.encoding, cfg.ablation, vocab_size, pad_id)
