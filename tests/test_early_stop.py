@@ -50,3 +50,21 @@ def test_the_test_sets_score_the_last_step_unless_best_is_asked(tiny_config, tmp
     assert last["best_valid_step"] == 2  # the pilot's plateau step
     best = run(tiny_config(*stopped, "train.test_checkpoint=best"), tmp_path / "best")
     assert best["tested_step"] == 2 and best["steps"] == 6 and best["checkpoint"].endswith("best.pt")
+
+
+def test_the_log_names_the_budget_that_stopped_a_run(tiny_config, tiny_data, tmp_path, caplog):
+    import logging
+
+    trainer = build_trainer(tiny_config(*FROZEN, "train.max_minutes=0.0001"), tiny_data, make_runtime("cpu", "fp32"),
+                            tmp_path, writer=False)
+    with caplog.at_level(logging.INFO, logger="translate.training.trainer"):
+        trainer.train()
+    assert trainer.progress.step < 40 and "training stopped: " in caplog.text
+    assert "minutes of train.max_minutes=0.0001" in caplog.text
+
+
+def test_the_default_budget_is_in_steps():
+    from conftest import make_config
+
+    train = make_config().train
+    assert train.max_minutes is None and train.max_steps == 600

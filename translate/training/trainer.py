@@ -429,6 +429,7 @@ class Trainer:
             raise Interrupted(self.stop.signum or signal.SIGTERM, self.progress.step,
                               self.save("last.pt"))
         bar.close()
+        log.info("training stopped: %s", budget_spent(t, self.progress) or "the stop was asked")
         if self.progress.step % t.valid_every:
             self.validate()
         self.save("last.pt")
