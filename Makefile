@@ -17,7 +17,7 @@ JOBS        ?=
 TEST_WORKERS ?= 2
 STAMP       := $(VENV)/.installed
 
-.PHONY: setup train test test-fast sweep repro encodings-page browser train-ddp bench bench-decode bench-quality bench-gpu clean
+.PHONY: setup train test test-fast sweep repro repro-600 pilots-then-sweep encodings-page browser train-ddp bench bench-decode bench-quality bench-gpu clean
 
 setup: $(STAMP)
 
@@ -51,13 +51,39 @@ sweep: setup
 	  $(if $(JOBS),hydra.launcher.n_jobs=$(JOBS)) $(ARGS); status=$$?; \
 	  $(PY) -m translate.report $(SWEEP_DIR); exit $$status
 
-# The source notes' experiment sized for 2 CPU cores, about 3 hours (nohup make repro > repro.log 2>&1 &); ends with
-# sweeps/seed_repro_cpu/report/, the jobs' small files in docs/results/runs/seed_repro_cpu/ and docs/results.md.
-REPRO_RUNS  := docs/results/runs/seed_repro_cpu
+# The runs that decide the source notes' three claims on 2 CPU cores (nohup make repro > repro.log 2>&1 &), in pieces
+# that add up across interruptions (run it again to continue): for each comparison its pilots (seed 1, until valid
+# BLEU stops improving), then every job to the largest plateau step, each tested at that step; then the jobs' small
+# files in docs/results/runs/claims_cpu/ and docs/results.md. Claims (b), (c): conf/sweep/claims_cpu.yaml (model=small);
+# claim (a): conf/sweep/claim_a_cpu.yaml (model=base_cpu), its positive control and the test-time controls.
+REPRO_RUNS  := docs/results/runs/claims_cpu
 repro: setup
-	$(MAKE) sweep SWEEP=seed_repro_cpu SWEEP_DIR=sweeps/seed_repro_cpu
-	$(PY) scripts/collect_runs.py sweeps/seed_repro_cpu $(REPRO_RUNS)
+	$(MAKE) pilots-then-sweep PILOTS=claims_cpu_pilot COMPARISON=claims_cpu
+	$(MAKE) pilots-then-sweep PILOTS=claim_a_cpu_pilot COMPARISON=claim_a_cpu
+	budget=$$($(PY) scripts/start_from_pilots.py sweeps/claim_a_cpu_pilot sweeps/claim_a_cpu | \
+	  sed -n 's/.*"budget_steps": \([0-9]*\).*/\1/p'); \
+	  $(MAKE) sweep SWEEP=claim_a_cpu SWEEP_DIR=sweeps/claim_a_cpu \
+	  ARGS="+sweep/pe=sinusoidal_zero_low_dims seed=1 train.max_steps=$$budget train.num_threads=1"
+	$(PY) scripts/ablate_at_test.py sweeps/claim_a_cpu --ablation zero_dims
+	$(PY) scripts/ablate_at_test.py sweeps/claim_a_cpu --ablation zero_dims ablation.name=zero_dims_mean ablation.fill=mean
+	$(PY) scripts/collect_runs.py sweeps/claims_cpu $(REPRO_RUNS)/claims_cpu
+	$(PY) scripts/collect_runs.py sweeps/claim_a_cpu $(REPRO_RUNS)/claim_a_cpu
 	$(PY) scripts/write_results.py $(REPRO_RUNS) --out docs/results.md --readme README.md
+
+# One comparison: its pilots (conf/sweep/$(PILOTS).yaml), then its jobs to their budget (conf/sweep/$(COMPARISON).yaml).
+pilots-then-sweep: setup
+	$(MAKE) sweep SWEEP=$(PILOTS) SWEEP_DIR=sweeps/$(PILOTS) ARGS="train.num_threads=1"
+	budget=$$($(PY) scripts/start_from_pilots.py sweeps/$(PILOTS) sweeps/$(COMPARISON) | \
+	  sed -n 's/.*"budget_steps": \([0-9]*\).*/\1/p'); test -n "$$budget" && \
+	  $(MAKE) sweep SWEEP=$(COMPARISON) SWEEP_DIR=sweeps/$(COMPARISON) \
+	  ARGS="train.max_steps=$$budget train.num_threads=1"
+
+# The experiment of the earlier results page (one seed, 600 steps, tested at the best valid step): sweep
+# seed_repro_cpu, its runs in docs/results/runs/seed_repro_cpu/.
+repro-600: setup
+	$(MAKE) sweep SWEEP=seed_repro_cpu SWEEP_DIR=sweeps/seed_repro_cpu
+	$(PY) scripts/collect_runs.py sweeps/seed_repro_cpu docs/results/runs/seed_repro_cpu
+	$(PY) scripts/write_results.py docs/results/runs/seed_repro_cpu --out docs/results.md --readme README.md
 
 # docs/encodings_results.md from sweeps/encodings and sweeps/length_extrapolation: each sweep's finished jobs' small
 # files (no checkpoints) are copied into its runs folder first (pieces and later runs add up; a sweep not run here

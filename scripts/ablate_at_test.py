@@ -71,8 +71,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {error}", file=sys.stderr)
         return 2
     missing = 0
+    # the folder and the report name the ablation as evaluate does: its name, e.g. ablation.name=zero_dims_mean
+    label = next((o.split("=", 1)[1] for o in args.overrides if o.startswith("ablation.name=")), args.ablation)
     for job in jobs:
-        out = evaluation_folder(job, args.ablation)
+        out = evaluation_folder(job, label)
         if (out / "metrics.json").exists():
             print(f"{out.name}: there already")
             continue

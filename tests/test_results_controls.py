@@ -39,6 +39,9 @@ def test_the_mean_and_test_time_controls_are_equivalence_tests():
                                    "test")
     assert mean.claim.startswith("Control: PE dimensions ≥ 400 set to their mean") and mean.status == "about the same"
     assert at_test.status == "different" and "zero_dims_at_test minus sinusoidal" in at_test.details[0]
+    mean_at_test, = check_controls([control("zero_dims_mean_at_test", 0.1, 0.3)], "test")
+    assert mean_at_test.claim.startswith("Control: PE dimensions ≥ 400 set to their mean over positions at test time")
+    assert mean_at_test.status == "about the same"
     wide, = check_controls([control("zero_dims_mean", 0.2, 1.5)], "test")
     assert wide.status == "inconclusive"
     assert [c.must_hurt for c in CONTROLS].count(True) == 1

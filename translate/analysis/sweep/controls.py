@@ -29,6 +29,8 @@ CONTROLS = (
     Control("zero_dims_mean", "PE dimensions ≥ 400 set to their mean over positions instead of 0", False),
     Control("zero_dims_at_test", "PE dimensions ≥ 400 zeroed at test time only, in the model trained with them",
             False),
+    Control("zero_dims_mean_at_test", "PE dimensions ≥ 400 set to their mean over positions at test time only, in "
+            "the model trained with them", False),
     Control("zero_low_dims", "PE dimensions [0, 112) zeroed, the positive control: it must hurt", True),
 )
 
