@@ -17,7 +17,7 @@ JOBS        ?=
 TEST_WORKERS ?= 2
 STAMP       := $(VENV)/.installed
 
-.PHONY: setup train test test-fast sweep repro repro-600 pilots-then-sweep encodings-page browser train-ddp bench bench-decode bench-quality bench-gpu clean
+.PHONY: setup train test test-fast sweep repro repro-600 pilots-then-sweep extrapolation-published encodings-page browser train-ddp bench bench-decode bench-quality bench-gpu clean
 
 setup: $(STAMP)
 
@@ -76,6 +76,15 @@ pilots-then-sweep: setup
 	budget=$$($(PY) scripts/start_from_pilots.py sweeps/$(PILOTS) sweeps/$(COMPARISON) | \
 	  sed -n 's/.*"budget_steps": \([0-9]*\).*/\1/p'); test -n "$$budget" && \
 	  $(MAKE) sweep SWEEP=$(COMPARISON) SWEEP_DIR=sweeps/$(COMPARISON) \
+	  ARGS="train.max_steps=$$budget train.num_threads=1"
+
+# Length extrapolation against published results (conf/sweep/extrapolation_published_cpu.yaml): learned, t5, shaw,
+# rope and alibi trained like claims_cpu's short group, to claims_cpu's budget, seeds 1-3; then
+# docs/encodings_results.md gains its section.
+extrapolation-published: setup
+	budget=$$($(PY) scripts/start_from_pilots.py sweeps/claims_cpu_pilot --budget-only | \
+	  sed -n 's/.*"budget_steps": \([0-9]*\).*/\1/p'); test -n "$$budget" && \
+	  $(MAKE) sweep SWEEP=extrapolation_published_cpu SWEEP_DIR=sweeps/extrapolation_published_cpu \
 	  ARGS="train.max_steps=$$budget train.num_threads=1"
 
 # The experiment of the earlier results page (one seed, 600 steps, tested at the best valid step): sweep

@@ -57,3 +57,9 @@ def test_a_job_started_from_a_pilots_best_checkpoint_equals_a_fresh_run(tmp_path
     assert weights[0].keys() == weights[1].keys()
     assert all(torch.equal(weights[0][k], weights[1][k]) for k in weights[0])
     assert started["bleu"] == fresh["bleu"] and started["tested_step"] == fresh["tested_step"] == 20
+
+
+def test_budget_only_copies_nothing(tmp_path, capsys):
+    pilot(tmp_path / "pilots" / "a", 1200)
+    assert start_main([str(tmp_path / "pilots"), "--budget-only"]) == 0
+    assert '{"budget_steps": 1200}' in capsys.readouterr().out and not (tmp_path / "runs").exists()
