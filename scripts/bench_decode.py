@@ -23,6 +23,7 @@ import torch
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from translate.assembly.settings import data_settings, validate_config  # noqa: E402
 from translate.data.pipeline import prepare_data  # noqa: E402
 from translate.decoding.search import search  # noqa: E402
 from translate.assembly.settings import typed  # noqa: E402
@@ -41,8 +42,9 @@ def briefly_trained(model: str, steps: int, max_tokens: int):
 
     cfg = compose(f"model={model}", "train.device=cpu", "train.precision=fp32", f"train.max_tokens={max_tokens}",
                   f"train.warmup_steps={max(steps // 3, 1)}")
-    data = prepare_data(cfg.data)
-    trainer = build_trainer(cfg, data, make_runtime("cpu", "fp32"), Path(tempfile.mkdtemp(prefix="bench_decode_")))
+    data = prepare_data(data_settings(cfg))
+    trainer = build_trainer(validate_config(cfg), data, make_runtime("cpu", "fp32"),
+                            Path(tempfile.mkdtemp(prefix="bench_decode_")))
     started, batches = time.perf_counter(), trainer.epoch_batches(0)
     for indices in batches[:steps]:
         trainer.train_step(indices)
@@ -52,7 +54,7 @@ def briefly_trained(model: str, steps: int, max_tokens: int):
 
 
 def from_checkpoint(path: str):
-    from translate.training.checkpoint import load_model
+    from translate.assembly.trained import load_model
 
     loaded = load_model(path)
     return loaded.model, loaded.tokenizer, f"checkpoint {path} (model={loaded.config.model.name}, step {loaded.step})"
@@ -60,7 +62,7 @@ def from_checkpoint(path: str):
 
 def sources_of_test_split(corpus: str, tokenizer, limit) -> list[list[int]]:
     cfg = compose(f"data={corpus}", f"data.test_limit={limit}" if limit else "data.test_limit=null")
-    return prepare_data(cfg.data, tokenizer=tokenizer).splits["test"].src
+    return prepare_data(data_settings(cfg), tokenizer=tokenizer).splits["test"].src
 
 
 def source_tensor(rows: list[list[int]], tokenizer) -> torch.Tensor:

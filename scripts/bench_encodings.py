@@ -37,6 +37,7 @@ import torch
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from translate.assembly.settings import data_settings, validate_config  # noqa: E402
 from translate.assembly.compose import compose  # noqa: E402
 
 
@@ -72,7 +73,7 @@ def make_trainer(name: str, args, data, run_dir: str):
 
     cfg = compose(f"model={args.model}", f"encoding={name}", "train.device=cpu", "train.precision=fp32",
                   *args.overrides)
-    return build_trainer(cfg, data, make_runtime("cpu", "fp32"), Path(run_dir))
+    return build_trainer(validate_config(cfg), data, make_runtime("cpu", "fp32"), Path(run_dir))
 
 
 def timed_step(trainer, indices: list[int]) -> tuple[float, int, float]:
@@ -187,7 +188,7 @@ def main() -> None:
     from translate.data.pipeline import prepare_data
 
     cfg = compose(f"model={args.model}", *args.overrides)
-    data = prepare_data(cfg.data)
+    data = prepare_data(data_settings(cfg))
     src_lens, tgt_lens = data.splits["train"].lengths()
     batches = make_batches(src_lens, tgt_lens, cfg.train.max_tokens, seed=cfg.seed)[: args.steps + 1]
     sentences = decode_batches(data, args.decode_sentences)

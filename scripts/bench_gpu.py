@@ -26,6 +26,7 @@ import torch
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from translate.assembly.settings import data_settings, validate_config  # noqa: E402
 from translate.assembly.compose import compose  # noqa: E402
 from translate.model.flops import train_flops  # noqa: E402
 
@@ -69,7 +70,8 @@ def bench_training(data, args, device, precision, encoding: str, max_tokens: int
     if device.type == "cuda":
         torch.cuda.reset_peak_memory_stats(device)
     torch._dynamo.reset()
-    trainer = build_trainer(cfg, data, make_runtime(device.type, precision), Path(tempfile.mkdtemp(prefix="bench_gpu_")))
+    trainer = build_trainer(validate_config(cfg), data, make_runtime(device.type, precision),
+                            Path(tempfile.mkdtemp(prefix="bench_gpu_")))
     batches = trainer.epoch_batches(0)
     warmup, steps = batches[: args.warmup], batches[args.warmup: args.warmup + args.steps]
     started = time.perf_counter()
@@ -178,7 +180,7 @@ def main() -> None:
         torch.set_num_threads(1)
     from translate.data.pipeline import prepare_data
 
-    data = prepare_data(compose(*args.overrides_for_model).data)
+    data = prepare_data(data_settings(compose(*args.overrides_for_model)))
     peak_dtype = torch.bfloat16 if device.type == "cuda" else torch.float32
     peak_n = 8192 if device.type == "cuda" else 1024
     peak = matmul_peak(device, peak_dtype, peak_n)

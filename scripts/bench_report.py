@@ -19,6 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's 
 
 from omegaconf import OmegaConf  # noqa: E402
 
+from translate.assembly.settings import data_settings  # noqa: E402
 from translate.analysis.sweep import build_report  # noqa: E402
 from translate.assembly.compose import compose  # noqa: E402
 
@@ -44,7 +45,7 @@ def fabricate(root: Path, jobs: int, test_size: str) -> int:
         if zero_from:
             cfg.ablation = {"_target_": "translate.ablations.zero_dims.ZeroDims", "name": "zero_dims",
                             "from": zero_from}
-        pairs = pairs or load_splits(cfg.data).test
+        pairs = pairs or load_splits(data_settings(cfg)).test
         hyps = degraded([p.en for p in pairs], (k % 7) + 2 + (encoding != "sinusoidal") * 3)
         folder = root / f"{encoding}_{zero_from}_{low}-{high}_seed{seed}"
         folder.mkdir(parents=True)

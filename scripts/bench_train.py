@@ -33,6 +33,7 @@ from torch import nn
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from translate.assembly.settings import data_settings, validate_config  # noqa: E402
 from translate.assembly.compose import compose  # noqa: E402
 from translate.model.flops import train_flops  # noqa: E402
 
@@ -114,8 +115,9 @@ def build(model: str, overrides: list[str]):
     from translate.assembly.trainer import build_trainer
 
     cfg = compose(f"model={model}", "train.device=cpu", "train.precision=fp32", *overrides)
-    data = prepare_data(cfg.data)
-    trainer = build_trainer(cfg, data, make_runtime("cpu", "fp32"), Path(tempfile.mkdtemp(prefix="bench_train_")))
+    data = prepare_data(data_settings(cfg))
+    trainer = build_trainer(validate_config(cfg), data, make_runtime("cpu", "fp32"),
+                            Path(tempfile.mkdtemp(prefix="bench_train_")))
     return cfg, data, trainer
 
 

@@ -17,6 +17,7 @@ import torch
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from translate.assembly.settings import data_settings, validate_config  # noqa: E402
 from translate.assembly.compose import compose  # noqa: E402
 
 TINY = ["model=tiny", "model.dropout=0.0", "data.train_limit=2000", "data.valid_limit=100", "data.test_limit=100",
@@ -35,12 +36,12 @@ def main() -> None:
     from translate.assembly.trainer import build_trainer
 
     encodings = args.encodings or sorted(p.stem for p in (ROOT / "conf" / "encoding").glob("*.yaml"))
-    data = prepare_data(compose(*TINY).data)
+    data = prepare_data(data_settings(compose(*TINY)))
     print(f"{'encoding':18s} {'graphs':>6s} {'fallback':>8s} {'compile s':>9s} {'|loss diff| / loss':>18s}", flush=True)
     for encoding in encodings:
         torch._dynamo.reset()
-        trainers = [build_trainer(compose(*TINY, f"encoding={encoding}", "train.pad_shapes=true",
-                                    f"train.compile={str(on).lower()}", f"train.compile_backend={args.backend}"),
+        trainers = [build_trainer(validate_config(compose(*TINY, f"encoding={encoding}", "train.pad_shapes=true",
+                                    f"train.compile={str(on).lower()}", f"train.compile_backend={args.backend}")),
                             data, make_runtime("cpu", "fp32"), Path(tempfile.mkdtemp(prefix="compile_enc_")))
                     for on in (False, True)]
         indices = trainers[0].epoch_batches(0)[0]

@@ -32,10 +32,12 @@ from hydra.errors import ConfigCompositionException  # noqa: E402
 from omegaconf import OmegaConf, open_dict  # noqa: E402
 
 from translate import io as atomic_io  # noqa: E402
+from translate.assembly.settings import data_settings  # noqa: E402
 from translate.assembly.compose import compose  # noqa: E402
 from translate.cli import translate as translate_cli  # noqa: E402
 from translate.cli.train import resume_from  # noqa: E402
 from translate.assembly.settings import validate_config  # noqa: E402
+from translate.assembly.trained import load_model  # noqa: E402
 from translate.config.errors import from_composition  # noqa: E402
 from translate.data.cleaning import DropCounts, clean_pairs  # noqa: E402
 from translate.data.corpora import Multi30k, Tatoeba  # noqa: E402
@@ -264,7 +266,7 @@ def checkpoint_rows() -> list[Row]:
         ("`train.resume=auto`, last.pt truncated, best.pt good", fallback),
         ("checkpoint with one flipped byte inside a tensor", lambda: ckpt.load_checkpoint(flipped)),
         ("checkpoint carrying a pickled callable (os.system)", lambda: ckpt.load_checkpoint(hostile)),
-        ("checkpoint without its config record, to evaluate or translate", lambda: ckpt.load_model(no_config)),
+        ("checkpoint without its config record, to evaluate or translate", lambda: load_model(no_config)),
         ("`train.resume=auto`, every checkpoint unreadable", lambda: ckpt.newest_valid_checkpoint(TMP / "broken")),
         ("disk full (ENOSPC) while writing last.pt", disk_full),
         ("`train.resume=<tmp>/no/such.pt`", lambda: resume_from(str(TMP / "no" / "such.pt"), TMP)),
@@ -292,10 +294,10 @@ TRAIN = ["model=tiny", "data.corpus.valid_size=40", "data.corpus.test_size=40", 
 
 def training_rows(corpus: Path) -> list[Row]:
     cfg = compose(*TRAIN, f"data.path={corpus}", f"data.cache_dir={TMP / 'cache'}", "train.max_bad_steps=3")
-    data = prepare_data(cfg.data)
+    data = prepare_data(data_settings(cfg))
 
     def nan_from_step_3():
-        trainer = build_trainer(cfg, data, make_runtime("cpu", "fp32"), TMP / "nan")
+        trainer = build_trainer(validate_config(cfg), data, make_runtime("cpu", "fp32"), TMP / "nan")
         calls = {"n": 0}
 
         def hook(module, inputs, output):
@@ -305,8 +307,9 @@ def training_rows(corpus: Path) -> list[Row]:
         trainer.train()
 
     def learned_too_short():
-        build_trainer(compose(*TRAIN, f"data.path={corpus}", "encoding=learned", "encoding.max_positions=12"), data,
-                make_runtime("cpu", "fp32"), TMP / "short")
+        build_trainer(validate_config(compose(*TRAIN, f"data.path={corpus}", "encoding=learned",
+                                              "encoding.max_positions=12")), data, make_runtime("cpu", "fp32"),
+                      TMP / "short")
 
     def ctrl_c():
         run_dir = TMP / "interrupted"
@@ -334,7 +337,7 @@ def training_rows(corpus: Path) -> list[Row]:
 def translation_rows(corpus: Path) -> list[Row]:
     cfg = compose(*TRAIN, f"data.path={corpus}", f"data.cache_dir={TMP / 'cache'}", "encoding=learned",
                       "encoding.max_positions=40")
-    tokenizer = prepare_data(cfg.data).tokenizer
+    tokenizer = prepare_data(data_settings(cfg)).tokenizer
     torch.manual_seed(0)
     model = model_from_config(cfg, len(tokenizer), tokenizer.pad_id)
     checkpoint = TMP / "best.pt"

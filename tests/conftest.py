@@ -8,6 +8,7 @@ import pytest
 import torch
 from hypothesis import settings
 
+from translate.assembly.settings import data_settings
 from translate.assembly.compose import CONF_DIR, compose
 from translate.assembly.schemas import register
 
@@ -54,4 +55,4 @@ def tiny_data(cache_dir):
     from translate.data.pipeline import prepare_data
 
     cfg = make_config(*TINY_RUN, f"data.cache_dir={cache_dir}")
-    return prepare_data(cfg.data)
+    return prepare_data(data_settings(cfg))

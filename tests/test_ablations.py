@@ -20,7 +20,7 @@ from translate.config import ConfigError
 from translate.decoding.search import greedy_search
 from translate.decoding.settings import DecodeSettings, SpecialIds
 from translate.encodings.base import NO_TERMS, AttentionTerms, PositionalEncoding
-from translate.model.builder import build_encoding
+from translate.assembly.components import Component, build_encoding
 from translate.model.cache import DecoderCache
 from translate.model.transformer import Transformer
 from translate.model.config import ModelConfig
@@ -46,8 +46,8 @@ def encoding_for(name: str, ablation: str = "none", *overrides: str) -> Position
         return tuple(o for o in overrides if o.lstrip("+").startswith(f"{group}."))
 
     torch.manual_seed(0)
-    return build_encoding(section("encoding", name, *of("encoding")), section("ablation", ablation, *of("ablation")),
-                          D, H)
+    return build_encoding(Component.of(section("encoding", name, *of("encoding")), "encoding"),
+                          Component.of(section("ablation", ablation, *of("ablation")), "ablation"), D, H)
 
 
 def model_for(name: str, ablation: str = "none", *overrides: str) -> Transformer:
@@ -342,7 +342,7 @@ def test_every_ablation_composes_with_every_encoding(ablation, encoding):
 # -- end to end ---------------------------------------------------------------------------------------------------
 @pytest.mark.slow
 def test_a_run_with_an_ablation_trains_saves_and_reloads(tiny_config, tmp_path):
-    from translate.training.checkpoint import load_model
+    from translate.assembly.trained import load_model
     from translate.cli.train import run
 
     cfg = tiny_config("encoding=learned", "ablation=side", "ablation.side=decoder", "train.max_steps=4",

@@ -16,6 +16,7 @@ import pytest
 import torch
 from omegaconf import OmegaConf
 
+from translate.assembly.settings import validate_config
 from conftest import TINY_RUN, make_config
 from translate.cli import translate as cli
 from translate.data.cleaning import Pair
@@ -23,8 +24,7 @@ from translate.data.corpora import CorpusError, Multi30k, Tatoeba
 from translate.training import checkpoint as ckpt
 from translate.training.checkpoint import load_checkpoint, save_checkpoint
 from translate.io import WriteError
-from translate.assembly.trainer import build_trainer
-from translate.assembly.trainer import model_from_config
+from translate.assembly.trainer import build_trainer, model_from_config
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -248,7 +248,7 @@ def test_disk_full_during_training_keeps_the_previous_checkpoint(tiny_config, ti
     from translate.assembly.trainer import build_trainer
 
     cfg = tiny_config("train.max_steps=6", "train.save_every=2", "train.valid_every=1000", "train.max_tokens=600")
-    trainer = build_trainer(cfg, tiny_data, make_runtime("cpu", "fp32"), tmp_path)
+    trainer = build_trainer(validate_config(cfg), tiny_data, make_runtime("cpu", "fp32"), tmp_path)
     real_save, calls = torch.save, {"n": 0}
 
     def fill_disk_on_second_save(obj, f, *args, **kwargs):

@@ -7,7 +7,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import TINY_RUN, make_config
-from translate.training.checkpoint import LoadedModel
+from translate.assembly.trained import LoadedModel
 from translate.data.cleaning import normalise
 from translate.decoding.translator import DecodeSettings
 from translate.cli.translate import translate_lines

@@ -18,8 +18,9 @@ from omegaconf import OmegaConf
 
 from conftest import TINY_RUN, make_config
 from test_reliability import make_trainer, scalars
-from translate.training.checkpoint import (RESUME_RECORDS, CheckpointError, load_checkpoint, load_model,
-                                           newest_valid_checkpoint, save_checkpoint)
+from translate.assembly.trained import load_model
+from translate.training.checkpoint import (RESUME_RECORDS, CheckpointError, load_checkpoint, newest_valid_checkpoint,
+                                           save_checkpoint)
 from translate.assembly.trainer import model_from_config
 
 REPO = Path(__file__).resolve().parents[1]

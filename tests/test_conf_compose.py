@@ -7,11 +7,12 @@ import pytest
 from hydra.errors import ConfigCompositionException
 from hydra.utils import instantiate
 
+from translate.assembly.components import Component
 from conftest import CONF_DIR, make_config
 from translate.assembly.settings import validate_config
 from translate.config import ConfigError
 from translate.encodings.base import PositionalEncoding
-from translate.model.builder import build_encoding
+from translate.assembly.components import build_encoding
 from translate.assembly.trainer import model_from_config
 
 GROUPS = ("data", "model", "encoding", "ablation", "train", "decode", "report", "eval")
@@ -88,7 +89,7 @@ def test_a_user_encoding_class_outside_the_package_plugs_in(tmp_path, monkeypatc
     # start from encoding=none, whose only settings are _target_ and name
     cfg = make_config("model=tiny", "encoding=none", "+encoding.extra=1", "encoding._target_=my_pe.Ramp")
     with pytest.raises(ValueError, match="extra"):  # an unknown hyperparameter is refused by the class
-        build_encoding(cfg.encoding, cfg.ablation, 64, 4)
+        build_encoding(Component.of(cfg.encoding, "encoding"), Component.of(cfg.ablation, "ablation"), 64, 4)
     cfg = make_config("model=tiny", "encoding=none", "encoding._target_=my_pe.Ramp", "encoding.name=ramp")
     model = model_from_config(cfg, vocab_size=64, pad_id=0)
     import torch

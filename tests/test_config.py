@@ -14,7 +14,8 @@ from omegaconf import DictConfig, OmegaConf, open_dict
 from omegaconf.errors import GrammarParseError
 
 from conftest import make_config
-from translate.assembly.settings import check_data_fits, validate_config
+from translate.assembly.fit import check_data_fits
+from translate.assembly.settings import validate_config
 from translate.config import ConfigError
 from translate.data.cleaning import Pair
 from translate.data.pipeline import TokenizedSplit
@@ -180,7 +181,7 @@ def test_trainer_refuses_a_learned_table_too_short_for_the_data(tiny_config, tin
 
     cfg = tiny_config("encoding=learned", "encoding.max_positions=8")
     with pytest.raises(ConfigError, match=r"encoding.max_positions=8 is shorter than the longest train sentence"):
-        build_trainer(cfg, tiny_data, make_runtime("cpu", "fp32"), tmp_path)
+        build_trainer(validate_config(cfg), tiny_data, make_runtime("cpu", "fp32"), tmp_path)
 
 
 # -- property: arbitrary values at arbitrary keys ------------------------------------------------------------------

@@ -33,7 +33,8 @@ def worker(rank: int, world: int, port: int, config_yaml: str, out: str) -> None
     from translate.assembly.trainer import build_trainer
 
     cfg = OmegaConf.create(config_yaml)
-    trainer = build_trainer(cfg, prepare_data(cfg.data), make_runtime("cpu", "fp32"), Path(out) / f"rank{rank}")
+    trainer = build_trainer(validate_config(cfg), prepare_data(data_settings(cfg)), make_runtime("cpu", "fp32"),
+                            Path(out) / f"rank{rank}")
     record = {"batches": [], "losses": [], "tokens": []}
     for step, indices in enumerate(trainer.epoch_batches(0)[:STEPS]):
         stats = trainer.train_step(indices)
@@ -67,7 +68,7 @@ def test_two_gloo_processes_match_one_process_on_the_same_global_batch(tiny_conf
     for step in range(STEPS):  # the ranks read disjoint shards
         assert not set(records[0]["batches"][step]) & set(records[1]["batches"][step])
 
-    single = build_trainer(cfg, tiny_data, make_runtime("cpu", "fp32"), tmp_path / "single")
+    single = build_trainer(validate_config(cfg), tiny_data, make_runtime("cpu", "fp32"), tmp_path / "single")
     assert single.runtime.world_size == 1
     for step in range(STEPS):
         union = records[0]["batches"][step] + records[1]["batches"][step]
@@ -95,7 +96,8 @@ def stopping_worker(rank: int, world: int, port: int, config_yaml: str, out: str
     from translate.assembly.trainer import build_trainer
 
     cfg = OmegaConf.create(config_yaml)
-    trainer = build_trainer(cfg, prepare_data(cfg.data), make_runtime("cpu", "fp32"), Path(out) / f"rank{rank}")
+    trainer = build_trainer(validate_config(cfg), prepare_data(data_settings(cfg)), make_runtime("cpu", "fp32"),
+                            Path(out) / f"rank{rank}")
     step = trainer.train_step
 
     def step_then_maybe_stop(indices):

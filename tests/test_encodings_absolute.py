@@ -8,10 +8,11 @@ import pytest
 import torch
 import torch.nn.functional as F
 
+from translate.assembly.components import Component
 from conftest import make_config
 from translate.decoding.search import beam_search, greedy_search
 from translate.decoding.settings import DecodeSettings, SpecialIds
-from translate.model.builder import build_encoding
+from translate.assembly.components import build_encoding
 from translate.model.cache import DecoderCache
 from translate.assembly.trainer import model_from_config
 
@@ -38,7 +39,7 @@ def model_for(name: str, *overrides: str, seed: int = 0):
 def encoding_for(name: str, *overrides: str):
     cfg = config(f"encoding={name}", *overrides)
     torch.manual_seed(0)
-    return build_encoding(cfg.encoding, cfg.ablation, D, 4)
+    return build_encoding(Component.of(cfg.encoding, "encoding"), Component.of(cfg.ablation, "ablation"), D, 4)
 
 
 def batch(seed: int = 1):

@@ -9,6 +9,7 @@ import pytest
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
+from translate.assembly.components import Component
 from conftest import make_config
 from translate.decoding.search import greedy_search
 from translate.decoding.settings import DecodeSettings, SpecialIds
@@ -27,7 +28,7 @@ from translate.encodings.tupe import TUPE
 from translate.encodings.urpe import URPE
 from translate.encodings.xpos import XPos
 from translate.model.attention import attend
-from translate.model.builder import build_encoding
+from translate.assembly.components import build_encoding
 from translate.model.cache import DecoderCache
 from translate.assembly.trainer import model_from_config
 
@@ -53,7 +54,7 @@ def encoding_of(name: str, *overrides: str, seed: int = 0):
     """The encoding alone, at width D with H heads (the tensors of `random_qkv`)."""
     torch.manual_seed(seed)
     cfg = make_config(f"encoding={name}", *overrides)
-    return build_encoding(cfg.encoding, cfg.ablation, D, H)
+    return build_encoding(Component.of(cfg.encoding, "encoding"), Component.of(cfg.ablation, "ablation"), D, H)
 
 
 def random_qkv(tq: int, tk: int, batch: int = 2, seed: int = 0):

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from translate.assembly.settings import validate_config
 from translate.training.device import make_runtime
 from translate.assembly.trainer import build_trainer
 
@@ -22,7 +23,7 @@ def test_the_encoding_folder_is_found():
 @pytest.mark.parametrize("name", ENCODINGS)
 def test_training_lowers_the_held_out_loss(name, tiny_config, tiny_data, tmp_path):
     cfg = tiny_config(f"encoding={name}", "model.dropout=0.0")
-    trainer = build_trainer(cfg, tiny_data, make_runtime("cpu", "fp32"), tmp_path)
+    trainer = build_trainer(validate_config(cfg), tiny_data, make_runtime("cpu", "fp32"), tmp_path)
     before = trainer.valid_loss()["loss"]
     batches = trainer.epoch_batches(0)
     losses = [trainer.train_step(batches[i % len(batches)]) for i in range(STEPS)]

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 import torch
 
+from translate.assembly.components import Component
 from conftest import make_config
 from translate.assembly.settings import validate_config
 from translate.config import ConfigError
@@ -23,8 +24,7 @@ from translate.training import compilation
 from translate.training.checkpoint import load_checkpoint
 from translate.training.device import make_runtime
 from translate.training.interruption import Interrupted
-from translate.assembly.trainer import build_trainer
-from translate.assembly.trainer import model_from_config
+from translate.assembly.trainer import build_trainer, model_from_config
 
 ROOT = Path(__file__).resolve().parents[1]
 needs_cuda = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
@@ -33,7 +33,7 @@ needs_cuda = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a C
 def make_trainer(tiny_config, tiny_data, run_dir, *overrides, device="cpu", precision="fp32"):
     cfg = tiny_config("train.valid_every=1000", "train.save_every=1000", "train.valid_bleu_limit=4",
                       "train.max_tokens=600", "model.dropout=0.0", *overrides)
-    return build_trainer(cfg, tiny_data, make_runtime(device, precision), run_dir)
+    return build_trainer(validate_config(cfg), tiny_data, make_runtime(device, precision), run_dir)
 
 
 def test_gpu_preset_composes_and_validates():
@@ -191,12 +191,13 @@ def test_flex_attention_path_equals_the_sdpa_path(encoding, kind):
     """flex_attention runs eagerly on CPU (a reference implementation, forward only): same output as today's path,
     with the padding (encoder) or causal (decoder) mask added to the encoding's per-head bias."""
     from translate.model.attention import attend
-    from translate.model.builder import build_encoding
+    from translate.assembly.components import build_encoding
     from translate.model.transformer import add_bias, causal_bias, padding_bias
 
     torch.manual_seed(0)
     cfg = make_config("model=tiny", f"encoding={encoding}")
-    enc = build_encoding(cfg.encoding, cfg.ablation, cfg.model.d_model, cfg.model.n_heads)
+    enc = build_encoding(Component.of(cfg.encoding, "encoding"), Component.of(cfg.ablation, "ablation"),
+                         cfg.model.d_model, cfg.model.n_heads)
     b, h, t, dh = 3, cfg.model.n_heads, 13, cfg.model.d_model // cfg.model.n_heads
     positions = torch.arange(t)
     terms = enc.attention_terms(kind, positions, positions)

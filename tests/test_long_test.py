@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import pytest
+from translate.assembly.settings import data_settings
 from conftest import TINY_RUN, make_config
 from test_data import SHARED
 
@@ -75,11 +76,12 @@ def test_same_target_tokens_draws_pairs_until_the_other_groups_pieces(tiny_data)
 def test_a_length_filtered_run_validates_on_its_own_lengths_and_matched_tokens(cache_dir):
     base = (*TINY_RUN, f"data.cache_dir={cache_dir}", "data.train_limit=null", "data.valid_limit=null",
             "data.tokenizer.vocab_size=300")
-    long = prepare_data(make_config(*base, "data.train_min_words=11", "data.train_max_words=17").data)
-    short = prepare_data(make_config(*base, "data.train_max_words=9", "data.train_same_tokens_as=[11,17]").data)
+    long = prepare_data(data_settings(make_config(*base, "data.train_min_words=11", "data.train_max_words=17")))
+    short = prepare_data(data_settings(make_config(*base, "data.train_max_words=9",
+                                                   "data.train_same_tokens_as=[11,17]")))
     for data, (low, high) in ((long, (11, 17)), (short, (1, 9))):
         assert {len(p.fr.split()) for p in data.splits["valid"].pairs} <= set(range(low, high + 1))
-    assert any(p in load_splits(make_config(*base).data).valid for p in long.splits["valid"].pairs)
+    assert any(p in load_splits(data_settings(make_config(*base))).valid for p in long.splits["valid"].pairs)
     target = lambda d: sum(len(t) for t in d.splits["train"].tgt)  # noqa: E731
     assert 0 <= target(short) - target(long) < 40  # within the last drawn pair
     assert len(short.splits["train"]) > 1.5 * len(long.splits["train"])

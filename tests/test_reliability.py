@@ -13,6 +13,7 @@ import pytest
 import torch
 
 from translate import io as atomic_io
+from translate.assembly.settings import validate_config
 from translate.training import checkpoint as ckpt
 from translate.training.checkpoint import CheckpointError, load_checkpoint, newest_valid_checkpoint, save_checkpoint
 from translate.io import WriteError, atomic_write_text, previous_path, remove_partial_writes
@@ -156,7 +157,7 @@ def test_resume_command_keeps_overrides_and_replaces_run_dir_and_resume():
 def make_trainer(tiny_config, tiny_data, run_dir, *overrides):
     cfg = tiny_config("train.num_threads=null", "train.valid_every=1000", "train.save_every=1000",
                       "train.valid_bleu_limit=4", "train.max_tokens=600", *overrides)
-    return build_trainer(cfg, tiny_data, make_runtime("cpu", "fp32"), run_dir)
+    return build_trainer(validate_config(cfg), tiny_data, make_runtime("cpu", "fp32"), run_dir)
 
 
 def nan_on_calls(model, bad_calls):

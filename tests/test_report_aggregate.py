@@ -10,6 +10,7 @@ import pytest
 from omegaconf import OmegaConf
 from sacrebleu.metrics import BLEU, CHRF
 
+from translate.assembly.settings import data_settings
 from conftest import make_config
 from translate.data.pipeline import load_splits
 from translate.analysis.sweep import build_report
@@ -27,7 +28,7 @@ ZERO_DIMS = {"_target_": "translate.ablations.zero_dims.ZeroDims", "name": "zero
 
 @pytest.fixture(scope="module")
 def references() -> list:
-    return load_splits(make_config("model=tiny", SMALL_TEST).data).test
+    return load_splits(data_settings(make_config("model=tiny", SMALL_TEST))).test
 
 
 def bucket_name(low, high) -> str:

@@ -7,6 +7,7 @@ from types import SimpleNamespace
 import pytest
 import torch
 
+from translate.assembly.settings import data_settings
 from translate.analysis.run import alignment_error
 from translate.analysis.run.aer import (AerChoice, aer_grid, alignment_error_rate, choose_layer_threshold,
                                         piece_words, predicted_links, sentence_aer, word_attention)
@@ -138,7 +139,7 @@ def real_pairs():
     from conftest import TINY_RUN, make_config
     from translate.data.pipeline import read_corpus
 
-    corpus = read_corpus(make_config(*TINY_RUN).data)
+    corpus = read_corpus(data_settings(make_config(*TINY_RUN)))
     cats = [p for p in corpus.test if "chat" in [silver.aligner_word(w) for w in p.fr.lower().split()]
             and "cat" in [silver.aligner_word(w) for w in p.en.lower().split()]]
     return corpus.train[:2000], cats

@@ -76,7 +76,7 @@ def log_fallback_attention(run_dir: Path) -> None:
     import torch
     from torch.utils.tensorboard import SummaryWriter
 
-    from translate.training.checkpoint import load_model
+    from translate.assembly.trained import load_model
 
     loaded = load_model(run_dir / "best.pt")
     tok = loaded.tokenizer

@@ -11,16 +11,17 @@ from pathlib import Path
 from typing import Optional, Sequence
 
 import torch
-from omegaconf import DictConfig, OmegaConf
+from omegaconf import DictConfig
 from torch.utils.tensorboard import SummaryWriter
 
-from translate.assembly.settings import validate_config
-from translate.assembly.settings import RunSettings, check_data_fits
+from translate.assembly.components import Component, build_model
+from translate.assembly.fit import check_data_fits
+from translate.assembly.settings import RunSettings, section_node, typed
 from translate.data.batching import FixedShapes
 from translate.data.pipeline import PreparedData
 from translate.decoding.translator import Translator
 from translate.model.attention import MultiHeadAttention
-from translate.model.builder import build_model
+from translate.model.config import ModelConfig
 from translate.model.transformer import Transformer
 from translate.training import distributed
 from translate.training.compilation import CompiledSteps
@@ -45,17 +46,17 @@ def use_flex_attention(model: Transformer, on: bool) -> None:
             module.flex = on
 
 
-def build_trainer(cfg: DictConfig, data: PreparedData, runtime: Runtime, run_dir: Path,
-                  callbacks: Sequence = (), settings: Optional[RunSettings] = None, writer: bool = True) -> Trainer:
-    """cfg: the whole run config (typed by validate_config unless `settings` is given). callbacks: objects with
-    on_start / on_validate / on_end(step), or functions (translator, writer) -> such an object."""
-    settings = settings or validate_config(cfg)
+def build_trainer(settings: RunSettings, data: PreparedData, runtime: Runtime, run_dir: Path,
+                  callbacks: Sequence = (), writer: bool = True) -> Trainer:
+    """settings: the run, typed by validate_config. callbacks: objects with on_start / on_validate / on_end(step), or
+    functions (translator, writer) -> such an object."""
     train = settings.train
     torch.manual_seed(settings.seed)
     random.seed(settings.seed)
     distributed.init_process_group(runtime)
     tokenizer = data.tokenizer
-    model = build_model(settings.model, cfg.encoding, cfg.ablation, len(tokenizer), tokenizer.pad_id).to(runtime.device)
+    model = build_model(settings.model, settings.encoding, settings.ablation, len(tokenizer),
+                        tokenizer.pad_id).to(runtime.device)
     check_data_fits(model.encoding, {**data.splits, **data.test_sets}, settings.decode)
     use_flex_attention(model, train.flex_attention)
     train_model = distributed.wrap_model(model, runtime)
@@ -64,19 +65,17 @@ def build_trainer(cfg: DictConfig, data: PreparedData, runtime: Runtime, run_dir
     if train.compile:
         longest = max(max(lens) for lens in data.splits["train"].lengths())
         graphs = shapes.count(longest) if shapes else 64  # without fixed shapes: one graph per batch shape met
-        compiled = CompiledSteps(train_model, f"encoding={cfg.encoding.name}", train.compile_backend, graphs)
+        compiled = CompiledSteps(train_model, f"encoding={settings.encoding.name}", train.compile_backend, graphs)
         log.info("train.compile: batches take %d shapes, so at most that many graphs per mode", graphs)
     translator = Translator(model, tokenizer, settings.decode, runtime.device)
     tb = SummaryWriter(str(Path(run_dir) / "tb")) if writer and runtime.is_main else None
     made = [c(translator, tb) if callable(c) and not hasattr(c, "on_validate") else c for c in callbacks]
     return Trainer(model, data, train, runtime, run_dir, seed=settings.seed, translator=translator, writer=tb,
-                   config_record=OmegaConf.to_container(cfg, resolve=True), callbacks=made, train_model=train_model,
+                   config_record=settings.record, callbacks=made, train_model=train_model,
                    shapes=shapes, compiled=compiled)
 
 
 def model_from_config(cfg: DictConfig, vocab_size: int, pad_id: int) -> Transformer:
     """The model a whole config describes, on the CPU (scripts and tests; runs use build_trainer)."""
-    from translate.assembly.settings import typed
-    from translate.model.config import ModelConfig
-
-    return build_model(typed(cfg, "model", ModelConfig), cfg.encoding, cfg.ablation, vocab_size, pad_id)
+    return build_model(typed(cfg, "model", ModelConfig), Component.of(section_node(cfg, "encoding"), "encoding"),
+                       Component.of(section_node(cfg, "ablation"), "ablation"), vocab_size, pad_id)

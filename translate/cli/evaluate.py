@@ -24,10 +24,12 @@ from omegaconf import DictConfig, OmegaConf
 from torch.utils.tensorboard import SummaryWriter
 
 from translate.ablations import ablates, apply_at_test_time
-from translate.training.checkpoint import load_model
-from translate.config import ConfigError
+from translate.assembly.fit import check_data_fits
 from translate.assembly.schemas import register as register_schemas
-from translate.assembly.settings import check_data_fits, typed
+from translate.assembly.settings import typed
+from translate.assembly.trained import load_model
+from translate.config import ConfigError
+from translate.data.config import DataConfig
 from translate.data.pipeline import TokenizedSplit, cache_dir, prepare_data
 from translate.decoding.translator import DecodeSettings, Translator
 from translate.data.test_sets import TestSetSpec, parse_test_sets, test_set_pairs
@@ -110,19 +112,19 @@ def evaluate(cfg: DictConfig) -> tuple[dict, Path]:
     loaded = load_model(cfg.checkpoint, device)
     specs = test_set_specs(cfg, loaded.config)
     apply_at_test_time(loaded.model, cfg.get("ablation"))  # e.g. ablation=zero_dims on a model trained without
-    data_cfg = loaded.config.data
+    data_settings = typed(loaded.config, "data", DataConfig)  # as the checkpoint was trained
     if cfg.data_path:
-        data_cfg.path = cfg.data_path
+        data_settings.path = cfg.data_path
     if all(spec.src for spec in specs):  # only files: the corpus (and its splits) are not needed
         log.info("every test set is a pair of files: the training corpus is not read")
-        data, test_sets = None, file_test_sets(specs, loaded.tokenizer, data_cfg.get("test_limit"))
+        data, test_sets = None, file_test_sets(specs, loaded.tokenizer, data_settings.test_limit)
     else:
-        data = prepare_data(data_cfg, tokenizer=loaded.tokenizer, test_sets=specs)
+        data = prepare_data(data_settings, tokenizer=loaded.tokenizer, test_sets=specs)
         test_sets = data.test_sets
     check_data_fits(loaded.model.encoding, test_sets, decode)  # e.g. a learned table
     silver = None  # AER's silver word links; None when turned off
     if data is not None:
-        silver = silver_reference(report_settings, data, cache_dir(data_cfg))
+        silver = silver_reference(report_settings, data, cache_dir(data_settings))
     elif report_settings.alignment_error_rate:  # the links are aligned with the training corpus, not read here
         log.warning("report.alignment_error_rate=true, but no AER here: its word links and the valid split that "
                     "chooses its layer need the training corpus, which is not read when every test set is a pair of "
@@ -132,7 +134,7 @@ def evaluate(cfg: DictConfig) -> tuple[dict, Path]:
     writer = SummaryWriter(str(out / "tb"))  # a TensorBoard folder of its own
     try:
         metrics = score_test_sets(report_settings, translator, specs, test_sets, out, writer, loaded.step,
-                                  training_lengths(data_cfg), training_lengths_note(data_cfg), silver)
+                                  training_lengths(data_settings), training_lengths_note(data_settings), silver)
         primary = test_sets[specs[0].name]
         log_pictures(report_settings, translator, probes_for(report_settings, translator, primary), writer,
                      loaded.step, encoding=True)

@@ -71,10 +71,10 @@ def run(cfg: DictConfig, run_dir: Path) -> dict:
     atomic_write_text(run_dir / "config.yaml", OmegaConf.to_yaml(cfg, resolve=True))  # fails early if not writable
     checkpoint = resume_from(settings.train.resume, run_dir)  # before the corpus: a bad checkpoint fails at once
     specs = settings.eval.specs
-    data = prepare_data(cfg.data, test_sets=specs)
-    silver = silver_reference(settings.report, data, cache_dir(cfg.data))  # before training: a missing aligner fails now
+    data = prepare_data(settings.data, test_sets=specs)
+    silver = silver_reference(settings.report, data, cache_dir(settings.data))  # before training: a missing aligner fails now
     report = partial(LengthReport, settings.report, probe_split=data.splits["test"])
-    trainer = build_trainer(cfg, data, runtime, run_dir, [report], settings)
+    trainer = build_trainer(settings, data, runtime, run_dir, [report])
     if checkpoint:
         trainer.resume(*checkpoint)
     trainer.train()
@@ -86,8 +86,8 @@ def run(cfg: DictConfig, run_dir: Path) -> dict:
         tested_step = state["progress"]["step"]
     metrics = score_test_sets(  # files, TensorBoard scalars and figures: on the main rank only
         settings.report, trainer.translator, specs, data.test_sets, run_dir if runtime.is_main else None,
-        trainer.writer, tested_step, training_lengths(cfg.data), training_lengths_note(cfg.data), silver)
-    metrics.update(corpus=cfg.data.name, encoding=cfg.encoding.name, ablation=cfg.ablation.name,
+        trainer.writer, tested_step, training_lengths(settings.data), training_lengths_note(settings.data), silver)
+    metrics.update(corpus=settings.data.name, encoding=settings.encoding.name, ablation=settings.ablation.name,
                    model=settings.model.name, **trainer.summary(),
                    checkpoint=str(tested), tested_step=tested_step)
     if runtime.is_main:

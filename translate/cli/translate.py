@@ -15,7 +15,7 @@ import os
 import sys
 from dataclasses import dataclass, field
 
-from translate.training.checkpoint import LoadedModel, load_model
+from translate.assembly.trained import LoadedModel, load_model
 from translate.data.cleaning import normalise
 from translate.decoding.length import longest_source_fitting
 from translate.decoding.translator import DecodeSettings, Translator

@@ -11,9 +11,9 @@ from pathlib import Path
 from typing import Optional
 
 from hydra.utils import instantiate
-from omegaconf import DictConfig
 
 from translate.data.cleaning import Pair, filter_lengths
+from translate.data.config import DataConfig
 from translate.data.corpora import CorpusError, Splits
 from translate.data.locate import REPO_ROOT
 from translate.data.test_sets import TestSetSpec, test_set_pairs
@@ -45,19 +45,20 @@ class PreparedData:
     test_sets: dict[str, TokenizedSplit] = field(default_factory=dict)  # eval.test_sets by name, primary first
 
 
-def cache_dir(cfg: DictConfig) -> Path:
-    return Path(cfg.get("cache_dir") or os.environ.get("TRANSLATE_CACHE_DIR") or REPO_ROOT / "data" / "cache")
+def cache_dir(data: DataConfig) -> Path:
+    return Path(data.cache_dir or os.environ.get("TRANSLATE_CACHE_DIR") or REPO_ROOT / "data" / "cache")
 
 
-def read_corpus(cfg: DictConfig) -> Splits:
-    """The corpus named by cfg.corpus, unfiltered."""
-    return instantiate(cfg.corpus).load(cfg.get("path"))
+def read_corpus(data: DataConfig) -> Splits:
+    """The corpus named by data.corpus, unfiltered. (A sweep report hands in the data section of an older run's
+    config.yaml, which may lack `path`.)"""
+    return instantiate(data.corpus).load(getattr(data, "path", None))
 
 
-def tokenizer_pairs(corpus: Splits, cfg: DictConfig) -> list[Pair]:
+def tokenizer_pairs(corpus: Splits, data: DataConfig) -> list[Pair]:
     """What SentencePiece learns from: the train split whatever the length filters and `train_max_pairs`, so that
     runs filtered differently share one tokenizer; only `train_limit` (a size cut for quick runs) applies."""
-    return corpus.train[: cfg.get("train_limit") or None]
+    return corpus.train[: data.train_limit or None]
 
 
 def subsample(pairs: list[Pair], max_pairs: Optional[int]) -> list[Pair]:
@@ -72,23 +73,22 @@ def subsample(pairs: list[Pair], max_pairs: Optional[int]) -> list[Pair]:
     return [pairs[i] for i in keep]
 
 
-def training_pairs(train: list[Pair], cfg: DictConfig) -> list[Pair]:
+def training_pairs(train: list[Pair], data: DataConfig) -> list[Pair]:
     """The train-only filters: French length (train_min_words..train_max_words), the first `train_limit` of those,
     then `train_max_pairs` drawn at random."""
-    kept = filter_lengths(train, cfg.get("train_min_words"), cfg.get("train_max_words"))
-    if cfg.get("train_limit"):
-        kept = kept[: cfg.train_limit]
+    kept = filter_lengths(train, data.train_min_words, data.train_max_words)
+    if data.train_limit:
+        kept = kept[: data.train_limit]
     if not kept:
-        raise CorpusError(f"no training pairs left after data.train_min_words={cfg.get('train_min_words')}, "
-                          f"data.train_max_words={cfg.get('train_max_words')}, data.train_limit="
-                          f"{cfg.get('train_limit')}")
-    return subsample(kept, cfg.get("train_max_pairs"))
+        raise CorpusError(f"no training pairs left after data.train_min_words={data.train_min_words}, "
+                          f"data.train_max_words={data.train_max_words}, data.train_limit={data.train_limit}")
+    return subsample(kept, data.train_max_pairs)
 
 
-def validation_pairs(corpus: Splits, cfg: DictConfig) -> list[Pair]:
+def validation_pairs(corpus: Splits, data: DataConfig) -> list[Pair]:
     """What a run validates (and early-stops) on. A run trained on some lengths is validated on those lengths: the
     valid split and the reserved long valid set, filtered like the training pairs. Otherwise the valid split."""
-    low, high = cfg.get("train_min_words"), cfg.get("train_max_words")
+    low, high = data.train_min_words, data.train_max_words
     if low is None and high is None:
         return corpus.valid
     kept = filter_lengths(corpus.valid + corpus.long_valid, low, high)
@@ -98,11 +98,11 @@ def validation_pairs(corpus: Splits, cfg: DictConfig) -> list[Pair]:
     return kept
 
 
-def finish_splits(corpus: Splits, cfg: DictConfig) -> Splits:
+def finish_splits(corpus: Splits, data: DataConfig) -> Splits:
     """The splits a run uses: train filtered (training_pairs), valid of the training lengths (validation_pairs),
     both valid and test cut to valid_limit / test_limit."""
-    splits = Splits(training_pairs(corpus.train, cfg), validation_pairs(corpus, cfg)[: cfg.get("valid_limit") or None],
-                    corpus.test[: cfg.get("test_limit") or None])
+    splits = Splits(training_pairs(corpus.train, data), validation_pairs(corpus, data)[: data.valid_limit or None],
+                    corpus.test[: data.test_limit or None])
     log.info("pairs: train %d, valid %d, test %d", len(splits.train), len(splits.valid), len(splits.test))
     return splits
 
@@ -126,9 +126,9 @@ def same_target_tokens(pairs: list[Pair], like: list[Pair], tokenizer: Tokenizer
     return [pairs[i] for i in sorted(keep)]
 
 
-def load_splits(cfg: DictConfig) -> Splits:
-    """Read the corpus named by cfg.corpus and apply the train-only filters (length, slice, subsample)."""
-    return finish_splits(read_corpus(cfg), cfg)
+def load_splits(data: DataConfig) -> Splits:
+    """Read the corpus named by data.corpus and apply the train-only filters (length, slice, subsample)."""
+    return finish_splits(read_corpus(data), data)
 
 
 def tokenize_split(pairs: list[Pair], tokenizer: Tokenizer, root: Path, key_prefix: str) -> TokenizedSplit:
@@ -155,18 +155,18 @@ def tokenize_split(pairs: list[Pair], tokenizer: Tokenizer, root: Path, key_pref
     return TokenizedSplit(pairs, src, tgt)
 
 
-def prepare_data(cfg: DictConfig, tokenizer: Optional[Tokenizer] = None,
+def prepare_data(data: DataConfig, tokenizer: Optional[Tokenizer] = None,
                  test_sets: Optional[list[TestSetSpec]] = None) -> PreparedData:
-    """Everything the trainer needs from `cfg.data`. Pass `tokenizer` to reuse a checkpoint's model, and
+    """Everything the trainer needs from the `data` settings. Pass `tokenizer` to reuse a checkpoint's model, and
     `test_sets` (parsed eval.test_sets) for the final evaluation; default: the corpus's test split, named test."""
-    corpus = read_corpus(cfg)
-    splits = finish_splits(corpus, cfg)
-    root = cache_dir(cfg)
+    corpus = read_corpus(data)
+    splits = finish_splits(corpus, data)
+    root = cache_dir(data)
     if tokenizer is None:
-        tok = cfg.tokenizer
-        tokenizer = train_tokenizer(tokenizer_pairs(corpus, cfg), root, tok.vocab_size, tok.model_type,
+        tok = data.tokenizer
+        tokenizer = train_tokenizer(tokenizer_pairs(corpus, data), root, tok.vocab_size, tok.model_type,
                                     tok.character_coverage)
-    like = cfg.get("train_same_tokens_as")
+    like = data.train_same_tokens_as
     if like is not None:
         splits.train = same_target_tokens(splits.train, filter_lengths(corpus.train, *like), tokenizer)
         log.info("train %d pairs: as many target pieces as the train pairs of %d-%d French words", len(splits.train),
@@ -174,6 +174,6 @@ def prepare_data(cfg: DictConfig, tokenizer: Optional[Tokenizer] = None,
     tokenized = {name: tokenize_split(getattr(splits, name), tokenizer, root, name) for name in SPLITS}
     tested = {}
     for spec in test_sets or [TestSetSpec("test", split="test")]:
-        pairs = test_set_pairs(spec, corpus, cfg.get("test_limit"))
+        pairs = test_set_pairs(spec, corpus, data.test_limit)
         tested[spec.name] = tokenize_split(pairs, tokenizer, root, "test")  # keyed by texts: the same split is shared
     return PreparedData(tokenizer, tokenized, tested)

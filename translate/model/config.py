@@ -27,3 +27,9 @@ class ModelConfig(Checked):
             divisors = [n for n in range(1, min(self.d_model, 64) + 1) if self.d_model % n == 0]
             self.refuse(f"model.n_heads={self.n_heads} does not divide model.d_model={self.d_model}; allowed "
                         f"n_heads: {divisors}")
+
+
+def model_config_of(saved: dict) -> ModelConfig:
+    """The shape stored in a checkpoint's config (older checkpoints may lack newer keys: their defaults apply)."""
+    known = ModelConfig.__dataclass_fields__
+    return ModelConfig(**{k: v for k, v in saved.items() if k in known})

@@ -16,17 +16,12 @@ import logging
 import pickle
 import re
 import zipfile
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Optional
 
 import torch
-from omegaconf import DictConfig, OmegaConf
 
-from translate.data.tokenizer import Tokenizer
 from translate.io import atomic_write, previous_path
-from translate.model.builder import build_model, model_config_of
-from translate.model.transformer import Transformer
 
 log = logging.getLogger(__name__)
 
@@ -159,37 +154,3 @@ def check_compatible(saved_config: dict, current_config: dict, path: Path) -> No
     diff = mismatched_keys(saved, current)
     if diff:
         raise CheckpointError(f"checkpoint {path} was trained with another configuration: " + "; ".join(diff))
-
-
-# -- a trained model, for evaluation and translation ------------------------------------------------------------------
-
-@dataclass
-class LoadedModel:
-    model: Transformer
-    tokenizer: Tokenizer
-    config: DictConfig
-    step: int
-
-
-def load_model(path: str | Path, device: str | torch.device = "cpu") -> LoadedModel:
-    path = Path(path)
-    state = load_checkpoint(path, MODEL_RECORDS)
-    missing = [s for s in ARCHITECTURE_SECTIONS if not isinstance(state["config"].get(s), dict)]
-    if missing:
-        raise CheckpointError(f"checkpoint {path}: its config lacks the section(s) {missing}; a translate checkpoint's "
-                              f"config holds {list(ARCHITECTURE_SECTIONS)}")
-    config = OmegaConf.create(state["config"])
-    try:
-        tokenizer = Tokenizer(state["tokenizer"])
-    except (RuntimeError, OSError, TypeError) as error:
-        raise CheckpointError(f"checkpoint {path}: its record 'tokenizer' is not a SentencePiece model "
-                              f"({one_line(error)})") from None
-    model = build_model(model_config_of(state["config"]["model"]), config.encoding, config.ablation, len(tokenizer),
-                        tokenizer.pad_id)
-    try:
-        model.load_state_dict(state["model"])
-    except RuntimeError as error:
-        raise CheckpointError(f"checkpoint {path}: its weights do not fit the model its config describes "
-                              f"({one_line(error)[:300]})") from None
-    model.to(device).eval()
-    return LoadedModel(model, tokenizer, config, state["progress"]["step"])

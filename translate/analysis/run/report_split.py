@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Optional
 
-from omegaconf import DictConfig
 from torch.utils.tensorboard import SummaryWriter
 
+from translate.data.config import DataConfig
 from translate.data.pipeline import TokenizedSplit
 from translate.decoding.translator import Translator
 from translate.analysis.run.alignment import alignment_by_bucket, per_sentence, sentence_alignment
@@ -49,17 +49,17 @@ def by_length(settings: ReportSettings, translator: Translator, split: Tokenized
         "per_sentence": per_sentence(aligned, with_aer=aer is not None)}
 
 
-def training_lengths(data_cfg: DictConfig) -> Optional[tuple[int, Optional[int]]]:
+def training_lengths(data: DataConfig) -> Optional[tuple[int, Optional[int]]]:
     """(low, high) French words of the training pairs when they were filtered by length, else None."""
-    low, high = data_cfg.get("train_min_words"), data_cfg.get("train_max_words")
+    low, high = data.train_min_words, data.train_max_words
     if low is None and high is None:
         return None
     return low or 1, high
 
 
-def training_lengths_note(data_cfg: DictConfig) -> str:
+def training_lengths_note(data: DataConfig) -> str:
     """A line for the table when training pairs were filtered by length (length extrapolation runs)."""
-    low, high = data_cfg.get("train_min_words"), data_cfg.get("train_max_words")
+    low, high = data.train_min_words, data.train_max_words
     if low is None and high is None:
         return ""
     return (f"Training pairs: French sentences of {low or 1}–{high if high is not None else '∞'} words "

@@ -1,0 +1,48 @@
+"""A trained model from its checkpoint, for evaluation and translation: the model its config describes, built by the
+same builder as in training (translate.assembly.components), with the checkpoint's weights and tokenizer."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import torch
+from omegaconf import DictConfig, OmegaConf
+
+from translate.assembly.components import Component, build_model
+from translate.data.tokenizer import Tokenizer
+from translate.model.config import model_config_of
+from translate.model.transformer import Transformer
+from translate.training.checkpoint import (ARCHITECTURE_SECTIONS, MODEL_RECORDS, CheckpointError, load_checkpoint,
+                                           one_line)
+
+
+@dataclass
+class LoadedModel:
+    model: Transformer
+    tokenizer: Tokenizer
+    config: DictConfig
+    step: int
+
+
+def load_model(path: str | Path, device: str | torch.device = "cpu") -> LoadedModel:
+    path = Path(path)
+    state = load_checkpoint(path, MODEL_RECORDS)
+    missing = [s for s in ARCHITECTURE_SECTIONS if not isinstance(state["config"].get(s), dict)]
+    if missing:
+        raise CheckpointError(f"checkpoint {path}: its config lacks the section(s) {missing}; a translate checkpoint's "
+                              f"config holds {list(ARCHITECTURE_SECTIONS)}")
+    config = OmegaConf.create(state["config"])
+    try:
+        tokenizer = Tokenizer(state["tokenizer"])
+    except (RuntimeError, OSError, TypeError) as error:
+        raise CheckpointError(f"checkpoint {path}: its record 'tokenizer' is not a SentencePiece model "
+                              f"({one_line(error)})") from None
+    model = build_model(model_config_of(state["config"]["model"]), Component.of(config.encoding, "encoding"),
+                        Component.of(config.ablation, "ablation"), len(tokenizer), tokenizer.pad_id)
+    try:
+        model.load_state_dict(state["model"])
+    except RuntimeError as error:
+        raise CheckpointError(f"checkpoint {path}: its weights do not fit the model its config describes "
+                              f"({one_line(error)[:300]})") from None
+    model.to(device).eval()
+    return LoadedModel(model, tokenizer, config, state["progress"]["step"])
