@@ -172,8 +172,7 @@ def main() -> None:
     args.overrides_for_model = [f"model={args.model}"]
     if args.quick:
         args.model, args.batch_tokens, args.warmup, args.steps, args.sentences = "tiny", [300, 1200], 1, 2, 40
-        args.overrides_for_model = ["model=tiny", "data.train_limit=2000", "data.valid_limit=100",
-                                    "data.test_limit=40", "data.tokenizer.vocab_size=1000"]
+        args.overrides_for_model = ["+debug=tiny", "data.test_limit=40"]  # conf/debug/tiny.yaml
         if device.type == "cpu":
             args.backend = "eager"
     if device.type == "cpu":

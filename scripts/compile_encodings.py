@@ -20,8 +20,7 @@ sys.path.insert(0, str(ROOT))
 from translate.assembly.settings import data_settings, validate_config  # noqa: E402
 from translate.assembly.compose import compose  # noqa: E402
 
-TINY = ["model=tiny", "model.dropout=0.0", "data.train_limit=2000", "data.valid_limit=100", "data.test_limit=100",
-        "data.tokenizer.vocab_size=1000", "train.max_tokens=600", "train.device=cpu", "train.precision=fp32"]
+TINY = ["+debug=tiny", "model.dropout=0.0", "train.max_tokens=600", "train.device=cpu", "train.precision=fp32"]
 
 
 def main() -> None:

@@ -27,12 +27,7 @@ torch.set_num_threads(1)
 make_config = compose  # conf/<config_name>.yaml with Hydra overrides, as the command line would
 
 
-TINY_RUN = (
-    "model=tiny", "data.train_limit=2000", "data.valid_limit=100", "data.test_limit=100",
-    "data.tokenizer.vocab_size=1000", "train.max_steps=20", "train.valid_every=10", "train.log_every=5",
-    "train.save_every=10", "train.max_tokens=1500", "train.warmup_steps=10", "train.valid_bleu_limit=50",
-    "train.max_minutes=null", "train.num_threads=1",
-)
+TINY_RUN = ("+debug=tiny",)  # conf/debug/tiny.yaml: model=tiny on a 2,000-pair slice, 20 steps, one thread
 
 
 @pytest.fixture(scope="session")

@@ -41,6 +41,15 @@ def test_every_option_composes_validates_and_builds(group, option):
         assert callable(corpus.load)
 
 
+@pytest.mark.parametrize("option", options("debug"))
+def test_every_debug_run_composes_validates_and_builds(option):
+    """conf/debug/*.yaml are added with +debug=...; a setting after them on the command line still wins."""
+    cfg = make_config(f"+debug={option}", "train.max_steps=3")
+    settings = validate_config(cfg)
+    assert settings.train.max_steps == 3
+    assert isinstance(model_from_config(cfg, vocab_size=64, pad_id=0).encoding, PositionalEncoding)
+
+
 def test_every_encoding_has_a_name_matching_its_file():
     for option in options("encoding"):
         assert make_config(f"encoding={option}").encoding.name == option
