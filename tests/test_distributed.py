@@ -30,6 +30,7 @@ def worker(rank: int, world: int, port: int, config_yaml: str, out: str) -> None
     torch.set_num_threads(1)
     from translate.data.pipeline import prepare_data
     from translate.training.device import make_runtime
+    from translate.assembly.settings import data_settings, validate_config
     from translate.assembly.trainer import build_trainer
 
     cfg = OmegaConf.create(config_yaml)
@@ -50,6 +51,7 @@ def worker(rank: int, world: int, port: int, config_yaml: str, out: str) -> None
 @pytest.mark.slow
 def test_two_gloo_processes_match_one_process_on_the_same_global_batch(tiny_config, tiny_data, tmp_path):
     from translate.training.device import make_runtime
+    from translate.assembly.settings import validate_config
     from translate.assembly.trainer import build_trainer
 
     cfg = tiny_config(*OVERRIDES)
@@ -93,6 +95,7 @@ def stopping_worker(rank: int, world: int, port: int, config_yaml: str, out: str
     from translate.data.pipeline import prepare_data
     from translate.training.device import make_runtime
     from translate.training.interruption import Interrupted
+    from translate.assembly.settings import data_settings, validate_config
     from translate.assembly.trainer import build_trainer
 
     cfg = OmegaConf.create(config_yaml)

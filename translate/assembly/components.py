@@ -74,10 +74,11 @@ class Component:
 
     @classmethod
     def of(cls, node: Any, key: str) -> "Component":
-        value = settings_of(node, key).get("_target_") if isinstance(node, DictConfig) else None
+        settings = settings_of(node, key) if isinstance(node, DictConfig) else {}
+        value = settings.get("_target_")
         if not (isinstance(value, str) and "." in value):
             raise not_allowed(f"{key}._target_", value, "a dotted path to a class")
-        return cls(key, settings_of(node, key))
+        return cls(key, settings)
 
     @property
     def target(self) -> str:
