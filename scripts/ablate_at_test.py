@@ -24,7 +24,7 @@ from omegaconf import OmegaConf  # noqa: E402
 
 from translate.analysis.sweep.aggregate import Baseline  # noqa: E402
 from translate.analysis.sweep.jobs import Job, SweepError, find_jobs  # noqa: E402
-from translate.assembly.compose import compose  # noqa: E402
+from translate.assembly.compose import CONF_DIR, compose  # noqa: E402
 from translate.cli.evaluate import evaluate  # noqa: E402
 from translate.config import ConfigError  # noqa: E402
 from translate.training.checkpoint import CheckpointError  # noqa: E402

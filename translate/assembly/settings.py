@@ -93,8 +93,16 @@ def validate_config(cfg: DictConfig) -> RunSettings:
     encoding = Component.of(section_node(cfg, "encoding"), "encoding")
     ablation = Component.of(section_node(cfg, "ablation"), "ablation")
     build_encoding(encoding, ablation, model.d_model, model.n_heads)  # its own checks, before any data is read
-    return RunSettings(seed, data, model, train, decode, report, evaluation, encoding, ablation,
-                       OmegaConf.to_container(cfg, resolve=True))
+    return RunSettings(seed, data, model, train, decode, report, evaluation, encoding, ablation, record_of(cfg))
+
+
+def record_of(cfg: DictConfig) -> dict:
+    """The run's config resolved, as config.yaml and checkpoints keep it; without the `hydra` node that a config
+    composed as a launcher does (return_hydra_config) carries: it is not part of the run."""
+    try:
+        return OmegaConf.to_container(OmegaConf.masked_copy(cfg, [k for k in cfg if k != "hydra"]), resolve=True)
+    except OmegaConfBaseException as error:  # a ${...} that does not resolve: name the key that holds it
+        raise from_omegaconf(error) from None
 
 
 def data_settings(cfg: DictConfig) -> DataConfig:
