@@ -105,6 +105,21 @@ def test_batched_decoding_equals_one_sentence_at_a_time(model, src):
         assert greedy_search(model, src[row:row + 1, :n], specials=SPECIALS, settings=GREEDY) == [together[row]]
 
 
+def test_batched_beam_search_equals_one_sentence_at_a_time(model, src):
+    # Sentences leave the batch when done, with their rows of the memory and the cache: the others must not notice.
+    beam3 = DecodeSettings(beam_size=3)
+    together = beam_search(model, src, specials=SPECIALS, settings=beam3)
+    assert len({len(out) for out in together}) > 1  # sentences end at different steps
+    for row in range(src.size(0)):
+        n = int(src[row].ne(PAD).sum())
+        assert beam_search(model, src[row:row + 1, :n], specials=SPECIALS, settings=beam3) == [together[row]]
+
+
+def test_greedy_sentences_end_at_different_steps(model, src):
+    outputs = greedy_search(model, src, specials=SPECIALS, settings=GREEDY)
+    assert len({len(out) for out in outputs}) > 1  # so the batched test above removes rows mid-search
+
+
 def test_length_batches_cover_all_within_budget():
     lengths = [5, 50, 3, 20, 20, 7, 1]
     batches = length_batches(lengths, 40)

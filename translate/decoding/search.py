@@ -22,13 +22,13 @@ def length_limits(model: Transformer, src: Tensor, pad_id: int, settings: Decode
                                           settings.max_length_extra, model.encoding.max_positions)
 
 
-def _step_log_probs(model: Transformer, ys: Tensor, encoded: Encoded, cache: Optional[DecoderCache]) -> Tensor:
-    """Log-probabilities (N, V) of the next token after the prefixes ys (N, t)."""
+def _step_logits(model: Transformer, ys: Tensor, encoded: Encoded, cache: Optional[DecoderCache]) -> Tensor:
+    """Scores (N, V) of the next token after the prefixes ys (N, t), before the softmax."""
     if cache is not None:
         hidden = model.decode(ys[:, -1:], encoded, cache=cache, start=ys.size(1) - 1).hidden
     else:
         hidden = model.decode(ys, encoded).hidden
-    return model.project(hidden[:, -1]).float().log_softmax(-1)
+    return model.project(hidden[:, -1]).float()
 
 
 def search(model: Transformer, src: Tensor, *, specials: SpecialIds, settings: DecodeSettings,
@@ -38,26 +38,40 @@ def search(model: Transformer, src: Tensor, *, specials: SpecialIds, settings: D
     return pick(model, src, specials=specials, settings=settings, use_cache=use_cache)
 
 
-@torch.no_grad()
+@torch.inference_mode()
 def greedy_search(model: Transformer, src: Tensor, *, specials: SpecialIds, settings: DecodeSettings,
                   use_cache: bool = True) -> list[list[int]]:
-    """src (B, Ts) -> one token list per sentence, without bos/eos. settings.beam_size is not read."""
+    """src (B, Ts) -> one token list per sentence, without bos/eos. settings.beam_size is not read.
+
+    A sentence leaves the batch at its eos (its rows of the memory and the cache with it), so the steps after it
+    cost only what the sentences still being written need.
+    """
     bos_id, eos_id, pad_id = specials.bos_id, specials.eos_id, specials.pad_id
     encoded = model.encode(src)
     limits = length_limits(model, src, pad_id, settings)
     ys = torch.full((src.size(0), 1), bos_id, dtype=torch.long, device=src.device)
-    finished = torch.zeros(src.size(0), dtype=torch.bool, device=src.device)
+    sentence = list(range(src.size(0)))  # the sentence each row of ys writes
+    results: list[list[int]] = [[] for _ in sentence]
     cache = DecoderCache() if use_cache else None
     for t in range(int(limits.max())):
-        log_probs = _step_log_probs(model, ys, encoded, cache)
-        next_tokens = log_probs.argmax(-1)
-        next_tokens = torch.where(t + 1 >= limits, torch.full_like(next_tokens, eos_id), next_tokens)
-        next_tokens = next_tokens.masked_fill(finished, pad_id)
+        logits = _step_logits(model, ys, encoded, cache)  # the softmax keeps the order: argmax without it
+        next_tokens = logits.argmax(-1).masked_fill(t + 1 >= limits, eos_id)
         ys = torch.cat([ys, next_tokens[:, None]], dim=1)
-        finished |= next_tokens.eq(eos_id)
-        if bool(finished.all()):
+        ended = next_tokens.eq(eos_id)
+        if not bool(ended.any()):
+            continue
+        ended_rows = ended.nonzero().view(-1).tolist()
+        for row, tokens in zip(ended_rows, ys[ended_rows, 1:].tolist()):
+            results[sentence[row]] = strip_specials(tokens, eos_id, pad_id)
+        if len(ended_rows) == len(sentence):
             break
-    return [strip_specials(row, eos_id, pad_id) for row in ys[:, 1:].tolist()]
+        keep = ended.logical_not().nonzero().view(-1)
+        gone = set(ended_rows)
+        sentence = [s for row, s in enumerate(sentence) if row not in gone]
+        ys, limits, encoded = ys.index_select(0, keep), limits.index_select(0, keep), encoded.select(keep)
+        if cache is not None:
+            cache.reorder(keep)
+    return results
 
 
 def strip_specials(tokens: list[int], eos_id: int, pad_id: int) -> list[int]:
@@ -74,55 +88,72 @@ def length_penalty(length: int, alpha: float) -> float:
     return ((5 + length) / 6) ** alpha
 
 
-@torch.no_grad()
+@torch.inference_mode()
 def beam_search(model: Transformer, src: Tensor, *, specials: SpecialIds, settings: DecodeSettings,
                 use_cache: bool = True) -> list[list[int]]:
     """Batched beam search; a sentence is done once it holds `settings.beam_size` finished hypotheses.
 
-    With beam_size 1 it returns exactly what greedy_search returns.
+    With beam_size 1 it returns exactly what greedy_search returns. The first step scores one row per sentence (its
+    K hypotheses are the same prefix until then); a done sentence leaves the batch (its K rows of the memory and the
+    cache with it).
     """
     bos_id, eos_id, pad_id = specials.bos_id, specials.eos_id, specials.pad_id
     alpha = settings.length_penalty
     batch, k, device = src.size(0), settings.beam_size, src.device
-    limits = length_limits(model, src, pad_id, settings).repeat_interleave(k)  # (B*K,)
-    encoded = model.encode(src).select(torch.arange(batch, device=device).repeat_interleave(k))
-    ys = torch.full((batch * k, 1), bos_id, dtype=torch.long, device=device)
-    scores = torch.zeros(batch, k, device=device)
-    scores[:, 1:] = float("-inf")  # all beams start identical: expand only the first
+    limits = length_limits(model, src, pad_id, settings)  # (N,), then (N*K,) from the first step on
+    encoded = model.encode(src)
+    ys = torch.full((batch, 1), bos_id, dtype=torch.long, device=device)
+    scores = torch.zeros(batch, 1, device=device)  # (N, hypotheses per sentence): 1 until the first step expands
     finished: list[list[tuple[float, list[int]]]] = [[] for _ in range(batch)]
-    done = torch.zeros(batch, dtype=torch.bool, device=device)
+    sentence = list(range(batch))  # the sentence of each group of K rows still searching
+    results: list[list[int]] = [[] for _ in range(batch)]
     cache = DecoderCache() if use_cache else None
     for t in range(int(limits.max())):
-        log_probs = _step_log_probs(model, ys, encoded, cache)  # (B*K, V)
-        at_limit = (t + 1 >= limits)[:, None]
-        if bool(at_limit.any()):  # past the length limit only eos remains
-            eos_only = torch.full_like(log_probs, float("-inf"))
-            eos_only[:, eos_id] = 0.0
-            log_probs = torch.where(at_limit, eos_only, log_probs)
+        n = len(sentence)
+        width = scores.size(1)  # 1 at the first step, then K
+        log_probs = _step_logits(model, ys, encoded, cache).log_softmax(-1)  # (N*width, V)
+        at_limit = (t + 1 >= limits).nonzero().view(-1)
+        if at_limit.numel():  # past the length limit only eos remains
+            log_probs[at_limit] = float("-inf")
+            log_probs[at_limit, eos_id] = 0.0
         vocab = log_probs.size(-1)
-        candidates = (scores.view(-1, 1) + log_probs).view(batch, k * vocab)
-        top_scores, top_index = candidates.topk(2 * k, dim=-1)  # (B, 2K)
+        candidates = log_probs.add_(scores.view(-1, 1)).view(n, width * vocab)
+        top_scores, top_index = candidates.topk(2 * k, dim=-1)  # (N, 2K)
         top_beams, top_tokens = top_index // vocab, top_index % vocab
         is_eos = top_tokens.eq(eos_id)
         for b, rank in is_eos.nonzero().tolist():
-            if done[b] or rank >= k:  # an eos ranked below the k best cannot beat the live beams
+            if rank >= k:  # an eos ranked below the k best cannot beat the live beams
                 continue
-            beam_row = b * k + int(top_beams[b, rank])
+            beam_row = b * width + int(top_beams[b, rank])
             tokens = ys[beam_row, 1:].tolist()
-            finished[b].append((float(top_scores[b, rank]) / length_penalty(len(tokens) + 1, alpha), tokens))
+            finished[sentence[b]].append((float(top_scores[b, rank]) / length_penalty(len(tokens) + 1, alpha),
+                                          tokens))
         live_scores = top_scores.masked_fill(is_eos, float("-inf"))
-        scores, pick = live_scores.topk(k, dim=-1)  # (B, K)
-        beam_index = (top_beams.gather(1, pick) + torch.arange(batch, device=device)[:, None] * k).view(-1)
+        scores, pick = live_scores.topk(k, dim=-1)  # (N, K)
+        beam_index = (top_beams.gather(1, pick) + torch.arange(n, device=device)[:, None] * width).view(-1)
         ys = torch.cat([ys.index_select(0, beam_index), top_tokens.gather(1, pick).view(-1, 1)], dim=1)
-        if cache is not None:
-            cache.reorder(beam_index)
-        done |= torch.tensor([len(f) >= k for f in finished], device=device)
-        if bool(done.all()):
+        if width == 1:  # one row per sentence becomes K: every row of the memory and the cache too
+            limits, encoded = limits.index_select(0, beam_index), encoded.select(beam_index)
+            if cache is not None:
+                cache.reorder(beam_index)
+        elif cache is not None:
+            cache.reorder_within_sentences(beam_index)
+        done = [len(finished[s]) >= k for s in sentence]
+        if not any(done):
+            continue
+        for b, is_done in enumerate(done):
+            if is_done:
+                results[sentence[b]] = max(finished[sentence[b]], key=lambda item: item[0])[1]
+        if all(done):
+            sentence = []
             break
-    results = []
-    for b in range(batch):
-        if finished[b]:
-            results.append(max(finished[b], key=lambda item: item[0])[1])
-        else:
-            results.append(ys[b * k, 1:].tolist())
+        kept = [b for b, is_done in enumerate(done) if not is_done]
+        keep = (torch.tensor(kept, device=device)[:, None] * k + torch.arange(k, device=device)).view(-1)
+        sentence = [sentence[b] for b in kept]
+        scores = scores[kept]
+        ys, limits, encoded = ys.index_select(0, keep), limits.index_select(0, keep), encoded.select(keep)
+        if cache is not None:
+            cache.reorder(keep)
+    for b, s in enumerate(sentence):  # still searching at the last step
+        results[s] = max(finished[s], key=lambda item: item[0])[1] if finished[s] else ys[b * k, 1:].tolist()
     return results

@@ -64,6 +64,12 @@ class DecoderCache:
         return self.layers[i]
 
     def reorder(self, index: Tensor) -> None:
-        """Keep rows `index` (N,) of every layer's keys and values: beam search's surviving hypotheses."""
+        """Keep rows `index` (N,) of every layer's keys and values: the sentences still being decoded."""
         for layer in self.layers:
             layer.reorder(index)
+
+    def reorder_within_sentences(self, index: Tensor) -> None:
+        """Beam search's surviving hypotheses, `index` (N,) moving rows only among one sentence's hypotheses: the
+        self-attention rows follow; the cross-attention rows of one sentence are copies of its memory and stay."""
+        for layer in self.layers:
+            layer.self_attention.reorder(index)
