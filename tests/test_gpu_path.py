@@ -41,7 +41,7 @@ def test_gpu_preset_composes_and_validates():
     validate_config(cfg)
     t = cfg.train
     assert 16_000 <= t.max_tokens <= 32_000 and t.precision == "bf16" and t.compile and t.device == "cuda"
-    assert t.max_minutes == 10 and t.warmup_steps < 1000 and t.label_smoothing == 0.1  # the rest from default
+    assert t.max_minutes is None and t.max_steps == 4000 and t.warmup_steps < 1000 and t.label_smoothing == 0.1  # the rest from default
 
 
 def test_bad_pad_shapes_names_the_key():

@@ -16,7 +16,8 @@ def by_length(bleus: list) -> dict:
 def setting(label: str, words: tuple, bleus_by_seed: list) -> Setting:
     config = {"data.train_min_words": words[0], "data.train_max_words": words[1]}
     jobs = [Job(Path("."), {**config, "seed": k}, {"test_set": "test", "test_sets": {
-        "test": {"by_length": by_length([0, 0, 0])}, "long_concat": {"by_length": by_length(b)}}})
+        "test": {"by_length": by_length([0, 0, 0])}, "long_concat": {"by_length": by_length(b),
+                                                                  "source": "long_concat of split test (synthetic)"}}})
         for k, b in enumerate(bleus_by_seed)]
     return Setting(key=(label,), jobs=jobs, label=label)
 
@@ -36,4 +37,5 @@ def test_the_curve_has_a_line_per_setting_from_long_concat_with_seeds_averaged(t
 
 def test_old_metrics_without_test_sets_use_the_primary_scores():
     assert curve_test_set({"bleu": 3.0}) == "test"
-    assert curve_test_set({"test_set": "test", "test_sets": {"test": {}, "long_concat": {}}}) == "long_concat"
+    assert curve_test_set({"test_set": "test", "test_sets": {"test": {}, "long_concat": {
+        "source": "long_concat of split test (synthetic)"}}}) == "long_concat"

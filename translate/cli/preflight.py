@@ -29,8 +29,10 @@ def check_options(config_dir: str, overrides: list[str]) -> None:
         folder = Path(config_dir) / group
         if override.is_delete() or not folder.is_dir():
             continue  # a setting (train.lr=...), not a group
-        chosen = list(override.sweep_string_iterator()) if override.is_sweep_override() else \
-            [override.get_value_element_as_str()]
+        value = override.value()
+        chosen = (list(override.sweep_string_iterator()) if override.is_sweep_override() else
+                  [str(v) for v in value] if isinstance(value, list) else  # a list of options: +sweep=[a,b]
+                  [override.get_value_element_as_str()])
         options = sorted(p.stem for p in folder.glob("*.yaml"))
         for name in chosen:
             if name not in options and name != "null":  # group=null takes the group out
