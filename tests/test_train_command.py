@@ -44,7 +44,7 @@ def said(result: subprocess.CompletedProcess) -> list[str]:
     ("encoding=rope,alibii", "encoding='alibii' is not allowed: did you mean alibi?"),  # a sweep's list
     ("+sweep/pe=sinusoidl", "sweep/pe='sinusoidl' is not allowed: did you mean sinusoidal"),
     ("decode=zzz", "decode='zzz' is not allowed: expected one of conf/decode/: beam, greedy"),
-    ("+sweep=[encodings,seedz]", "sweep='seedz' is not allowed: did you mean seeds?"),  # a list of options
+    ("+sweep=[encodings,seedz]", "sweep='seedz' is not allowed: did you mean seeds"),  # a list of options
 ])
 def test_an_unknown_option_of_a_group_names_the_closest_ones(override, message):
     with pytest.raises(ConfigError) as caught:
