@@ -62,3 +62,16 @@ def test_page_is_written_again_byte_for_byte_from_the_committed_runs(runs, scrip
     linked = set(re.findall(rf"\]\({assets.name}/([^)]+\.png)\)", (ROOT / page).read_text()))
     assert linked and linked == {p.name for p in (tmp_path / assets).glob("*.png")}
     assert all((ROOT / assets / name).exists() for name in linked)
+
+
+def test_the_readme_default_run_block_is_its_committed_metrics():
+    """The default run's figures in the README are written from its committed metrics.json by code."""
+    import json
+
+    from translate.analysis.sweep.readme_summary import default_run_lines, replace_block
+
+    folder = Path("docs/results/runs/default_train")
+    metrics = json.loads((ROOT / folder / "metrics.json").read_text())
+    readme = (ROOT / "README.md").read_text()
+    assert replace_block(readme, "default", default_run_lines(metrics, str(folder))) == readme
+    assert f"{metrics['test_sets']['test']['bleu']:.2f}" in readme and not list((ROOT / folder).glob("*.pt"))

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Optional
 
 from translate.analysis.sweep.aggregate import ALL, Report
-from translate.analysis.sweep.claims import Verdict
+from translate.analysis.sweep.claims import MIN_BUCKET, Verdict
 from translate.analysis.sweep.tables import comparison_cell, markdown_table, score_cell, test_set_names
 from translate.io import atomic_write_text
 
@@ -68,3 +68,30 @@ def encodings_lines(report: Report, source: str) -> list[str]:
     return ([f"From `{source}` ([docs/encodings_results.md](docs/encodings_results.md)); * Holm-adjusted p < 0.05 "
              "within the test set's tests:", ""]
             + markdown_table(header, lines, ["---", "--:"] + ["--:"] * (len(header) - 2)))
+
+
+def default_run_lines(metrics: dict, folder: str) -> list[str]:
+    """`make train`'s run, from its committed metrics.json: budget, speed, every test set's scores, and the primary
+    test set by length (BLEU, normalised diagonal share, AER where recorded)."""
+    whole = metrics.get("test_sets") or {metrics.get("test_set", "test"): metrics}
+    lines = [f"From [`{folder}/metrics.json`]({folder}/metrics.json): {metrics['steps']:,} steps "
+             f"(tested at step {metrics.get('tested_step', metrics['steps'])}), {metrics['parameters']:,} parameters, "
+             f"{metrics['target_tokens_per_s']:,.0f} target tokens/s on this run's machine ({metrics['train_minutes']:.1f} "
+             f"training minutes, validation excluded). Test scores (sacreBLEU, greedy):", ""]
+    lines += markdown_table(["test set", "sentences", "BLEU", "chrF"],
+                            [[f"`{name}`", f"{r['sentences']:,}", f"{r['bleu']:.2f}", f"{r['chrf']:.2f}"]
+                             for name, r in whole.items()])
+    primary = metrics.get("test_set", "test")
+    buckets = [b for b in (whole[primary].get("by_length") or {}).get("buckets", []) if b.get("sentences")]
+
+    def number(value, digits: int) -> str:
+        return "–" if value is None else f"{value:.{digits}f}"
+    lines += ["", f"`{primary}` by French length (95% bootstrap intervals over sentences; `too few`: under "
+                  f"{MIN_BUCKET} sentences, which decide nothing):", ""]
+    lines += markdown_table(["words", "sentences", "BLEU", "normalised diagonal share", "AER"],
+                            [[b["bucket"], f"{b['sentences']:,}" + (" (too few)" if b["sentences"] < MIN_BUCKET else ""),
+                              f"{b['bleu']:.2f} [{b['bleu_ci'][0]:.2f}, {b['bleu_ci'][1]:.2f}]" if b.get("bleu_ci")
+                              else number(b.get("bleu"), 2),
+                              number(b.get("diagonal_share_normalised"), 2), number(b.get("aer"), 2)]
+                             for b in buckets])
+    return lines
