@@ -3,6 +3,13 @@
     python scripts/bench_decode.py                          # briefly trains a tiny model on Tatoeba first
     python scripts/bench_decode.py --checkpoint runs/x/best.pt --limit 500
     python scripts/bench_decode.py --train-steps 0          # random weights: every output runs to the length limit
+    python scripts/bench_decode.py --against-eole --model small --train-steps 200 --threads 1   # ours vs Eole 0.6.4
+
+--against-eole times ours and Eole 0.6.4 (in its own venv: --eole-python, $EOLE_PYTHON or /work/eole-venv/bin/python;
+said so and skipped when absent) on the same test sentences with the same weights (ours, briefly trained, converted
+to Eole's format by scripts/eole_peer.py), the same batch_tokens and thread count, interleaved search by search and
+round by round, and reports sentences/s and target tokens/s with their ratios. The trained weights and Eole's copy
+are kept in --eole-dir, so a rerun only decodes.
 
 Sentences are batched by length as the Translator does (decode.batch_tokens). For each batch the cached and the
 uncached search run back to back, so other processes on the machine slow both alike: read the ratios, not the
@@ -90,6 +97,156 @@ def bench(model, tokenizer, sources: list[list[int]], beam: int) -> dict:
             "out_len": out_tokens / n}
 
 
+def decode_settings(beam: int) -> DecodeSettings:
+    settings = typed(compose(f"decode={'greedy' if beam == 1 else 'beam'}"), "decode", DecodeSettings)
+    return replace(settings, beam_size=beam)
+
+
+def time_ours(model, tokenizer, sources: list[list[int]], settings: DecodeSettings) -> tuple[float, list[list[int]]]:
+    """(seconds, outputs in input order) for the whole set, batched by length as the Translator does."""
+    specials, seconds, outputs = SpecialIds.of(tokenizer), 0.0, [[] for _ in sources]
+    for batch in length_batches([len(s) + 1 for s in sources], settings.batch_tokens):
+        src = source_tensor([sources[i] for i in batch], tokenizer)
+        started = time.perf_counter()
+        found = search(model, src, specials=specials, settings=settings)
+        seconds += time.perf_counter() - started
+        for i, out in zip(batch, found):
+            outputs[i] = out
+    return seconds, outputs
+
+
+class EolePeer:
+    """Eole 0.6.4 in its own venv (scripts/eole_peer.py) holding our weights, kept loaded between requests."""
+
+    def __init__(self, python: str, folder: Path, threads: int) -> None:
+        import subprocess
+
+        self.process = subprocess.Popen([python, str(ROOT / "scripts" / "eole_peer.py"), "serve", str(folder),
+                                         "--threads", str(threads)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                        stderr=subprocess.DEVNULL, text=True)
+        self.ready = self._answer()
+
+    def _answer(self) -> dict:
+        import json
+
+        for line in self.process.stdout:  # Eole may log to stdout: our answers are the JSON lines
+            if line.startswith("{"):
+                return json.loads(line)
+        raise RuntimeError("the Eole peer ended without answering (run scripts/eole_peer.py serve by hand to see why)")
+
+    def translate(self, pieces: list[list[str]], settings: DecodeSettings) -> tuple[float, list[list[str]]]:
+        import json
+
+        self.process.stdin.write(json.dumps({"sources": pieces, "beam": settings.beam_size,
+                                             "batch_tokens": settings.batch_tokens}) + "\n")
+        self.process.stdin.flush()
+        answer = self._answer()
+        return answer["seconds"], answer["outputs"]
+
+    def close(self) -> None:
+        self.process.stdin.close()
+        self.process.wait()
+
+
+def eole_python(given: str | None) -> str | None:
+    """--eole-python if given, else $EOLE_PYTHON, else /work/eole-venv/bin/python; None when it has no eole."""
+    import subprocess
+
+    for candidate in (given,) if given else (os.environ.get("EOLE_PYTHON"), "/work/eole-venv/bin/python"):
+        if candidate and Path(candidate).exists() and subprocess.run(
+                [candidate, "-c", "import eole"], capture_output=True).returncode == 0:
+            return candidate
+    return None
+
+
+def ours_cached(model: str, steps: int, max_tokens: int, folder: Path):
+    """briefly_trained, its weights kept in `folder` so that a rerun decodes at once (same data, same tokenizer)."""
+    weights = folder / f"ours_{model}_{steps}x{max_tokens}.pt"
+    if not weights.exists():
+        trained, tokenizer, what = briefly_trained(model, steps, max_tokens)
+        torch.save(trained.state_dict(), weights)
+        return trained, tokenizer, what
+    fresh, tokenizer, _ = briefly_trained(model, 0, max_tokens)
+    fresh.load_state_dict(torch.load(weights, weights_only=True))
+    return fresh.eval(), tokenizer, f"model={model} trained {steps} steps of {max_tokens} tokens on Tatoeba ({weights})"
+
+
+def export_for_eole(tokenizer, folder: Path) -> None:
+    """Our train split as SentencePiece pieces (train.fr, train.en) and our vocabulary (vocab.txt) for Eole."""
+    if (folder / "vocab.txt").exists():
+        return
+    data = prepare_data(data_settings(compose("data=tatoeba")), tokenizer=tokenizer)
+    for side, rows in (("fr", data.splits["train"].src), ("en", data.splits["train"].tgt)):
+        (folder / f"train.{side}").write_text("".join(" ".join(tokenizer.pieces(r)) + "\n" for r in rows))
+    specials = {tokenizer.pad_id, tokenizer.unk_id, tokenizer.bos_id, tokenizer.eos_id}  # Eole adds its own
+    (folder / "vocab.txt").write_text("".join(p + "\n" for i, p in enumerate(tokenizer.pieces(range(len(tokenizer))))
+                                              if i not in specials))
+
+
+def against_eole(args) -> None:
+    """Ours and Eole on the same test sentences, interleaved search by search and round by round."""
+    import subprocess
+
+    folder = Path(args.eole_dir)
+    folder.mkdir(parents=True, exist_ok=True)
+    model, tokenizer, what = ours_cached(args.model, args.train_steps, args.train_tokens, folder)
+    weights = folder / f"ours_{args.model}_{args.train_steps}x{args.train_tokens}.pt"
+    print(f"ours: {what}; Eole decodes the same weights, converted to its format (scripts/eole_peer.py)")
+    python = eole_python(args.eole_python)
+    peer = None
+    if python is None:
+        print("Eole not found (--eole-python, $EOLE_PYTHON or /work/eole-venv/bin/python with eole installed): "
+              "ours only. Install: python3 -m venv /work/eole-venv && /work/eole-venv/bin/pip install torch==2.13.0 "
+              "&& /work/eole-venv/bin/pip install eole==0.6.4 aiohttp")
+    else:
+        export_for_eole(tokenizer, folder)
+        converted_from = folder / "model" / "converted_from.txt"
+        if not converted_from.exists() or converted_from.read_text() != weights.name:
+            print(f"writing our weights as an Eole model in {folder}/model ...", flush=True)
+            subprocess.run([python, str(ROOT / "scripts" / "eole_peer.py"), "convert", str(folder), "--weights",
+                            str(weights)], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            converted_from.write_text(weights.name)
+        peer = EolePeer(python, folder, torch.get_num_threads())
+        print(f"Eole: {peer.ready['model']} ({python}), {peer.ready['threads']} threads")
+    sources = sources_of_test_split(args.corpora[0], tokenizer, args.limit)
+    pieces = [tokenizer.pieces(s) for s in sources]
+    n, totals, same = len(sources), {}, {}
+    for round_ in range(args.rounds):
+        for name, beam in SEARCHES.items():
+            settings = decode_settings(beam)
+            seconds, outputs = time_ours(model, tokenizer, sources, settings)
+            tokens = sum(len(o) for o in outputs)
+            totals.setdefault((name, "ours"), []).append((seconds, tokens))
+            if peer is not None:
+                seconds, theirs = peer.translate(pieces, settings)
+                totals.setdefault((name, "eole"), []).append((seconds, sum(len(o) for o in theirs)))
+                same[name] = sum(tokenizer.pieces(o) == e for o, e in zip(outputs, theirs)) / n
+    if peer is not None:
+        peer.close()
+    print(f"{n} {args.corpora[0]} test sentences, {args.rounds} rounds, {torch.get_num_threads()} threads, "
+          f"batch_tokens greedy {decode_settings(1).batch_tokens} / beam {decode_settings(4).batch_tokens} (both)")
+    print(f"{'search':7s} {'who':5s} {'sent/s':>8s} {'tok/s':>8s} {'out len':>7s} {'ours/eole sent/s':>17s} "
+          f"{'ours/eole tok/s':>16s} {'per round (sent/s ratio)':>25s}")
+    for name in SEARCHES:
+        rates = {}
+        for who in ("ours", "eole"):
+            if (name, who) not in totals:
+                continue
+            rounds = totals[(name, who)]
+            seconds, tokens = sum(s for s, _ in rounds), sum(t for _, t in rounds)
+            rates[who] = (n * len(rounds) / seconds, tokens / seconds, tokens / (n * len(rounds)), rounds)
+        for who, (sents, toks, length, _) in rates.items():
+            line = f"{name:7s} {who:5s} {sents:8.1f} {toks:8.0f} {length:7.2f}"
+            if who == "eole":
+                ours = rates["ours"]
+                per_round = [e[0] / o[0] for o, e in zip(ours[3], rates["eole"][3])]
+                line += (f" {ours[0] / sents:16.2f}x {ours[1] / toks:15.2f}x "
+                         f"{' '.join(f'{r:.2f}' for r in per_round):>25s}")
+            print(line, flush=True)
+        if name in same:
+            print(f"{name:7s} the same output as Eole for {same[name]:.1%} of the sentences (same weights)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--checkpoint", help="a trained checkpoint (default: train briefly, see --train-steps)")
@@ -99,11 +256,23 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=None, help="first N test sentences of each corpus")
     parser.add_argument("--corpora", nargs="+", default=["tatoeba", "multi30k"])
     parser.add_argument("--threads", type=int, default=None)
+    parser.add_argument("--against-eole", action="store_true",
+                        help="ours vs Eole 0.6.4 on the same sentences (first of --corpora), the same weights "
+                        "(ours trained briefly, see --train-steps, converted for Eole)")
+    parser.add_argument("--eole-python", default=None, help="a Python with eole installed (default: $EOLE_PYTHON, "
+                        "else /work/eole-venv/bin/python)")
+    parser.add_argument("--eole-dir", default=str(ROOT / "data" / "cache" / "eole_peer"),
+                        help="Eole's data and model, and our brief training's weights, kept for reruns")
+    parser.add_argument("--rounds", type=int, default=3, help="--against-eole: rounds of ours-then-Eole per search")
     args = parser.parse_args()
     if args.threads:
         torch.set_num_threads(args.threads)
     print(f"torch {torch.__version__}, {torch.get_num_threads()} threads, load average before "
           f"{os.getloadavg()[0]:.2f} (other processes share these cores: read the ratios)")
+    if args.against_eole:
+        against_eole(args)
+        print(f"load average after {os.getloadavg()[0]:.2f}")
+        return
     if args.checkpoint:
         model, tokenizer, what = from_checkpoint(args.checkpoint)
     else:
