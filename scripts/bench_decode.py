@@ -209,7 +209,7 @@ def against_eole(args) -> None:
         peer = EolePeer(python, folder, torch.get_num_threads())
         print(f"Eole: {peer.ready['model']} ({python}), {peer.ready['threads']} threads")
     sources = sources_of_test_split(args.corpora[0], tokenizer, args.limit)
-    pieces = [tokenizer.pieces(s) for s in sources]
+    pieces = [tokenizer.pieces(s + [tokenizer.eos_id]) for s in sources]  # our encoder sees the eos too: Eole's too
     n, totals, same = len(sources), {}, {}
     for round_ in range(args.rounds):
         for name, beam in SEARCHES.items():
