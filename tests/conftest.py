@@ -51,3 +51,18 @@ def tiny_data(cache_dir):
 
     cfg = make_config(*TINY_RUN, f"data.cache_dir={cache_dir}")
     return prepare_data(data_settings(cfg))
+
+
+def untrained_checkpoint(cfg, data, path: Path, step: int = 0) -> Path:
+    """A checkpoint of an untrained model (seeded: its output is deterministic) for the tokenizer of `data`."""
+    from omegaconf import OmegaConf
+
+    from translate.assembly.trainer import model_from_config
+    from translate.training.checkpoint import save_checkpoint
+
+    tok = data.tokenizer
+    torch.manual_seed(0)
+    model = model_from_config(cfg, len(tok), tok.pad_id)
+    save_checkpoint(path, {"config": OmegaConf.to_container(cfg, resolve=True), "tokenizer": tok.model_proto,
+                           "model": model.state_dict(), "progress": {"step": step}})
+    return path

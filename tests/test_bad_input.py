@@ -14,17 +14,16 @@ from pathlib import Path
 
 import pytest
 import torch
-from omegaconf import OmegaConf
 
 from translate.assembly.settings import validate_config
-from conftest import TINY_RUN, make_config
+from conftest import TINY_RUN, make_config, untrained_checkpoint
 from translate.cli import translate as cli
 from translate.data.cleaning import Pair
 from translate.data.corpora import CorpusError, Multi30k, Tatoeba
 from translate.training import checkpoint as ckpt
-from translate.training.checkpoint import load_checkpoint, save_checkpoint
+from translate.training.checkpoint import load_checkpoint
 from translate.io import WriteError
-from translate.assembly.trainer import build_trainer, model_from_config
+from translate.assembly.trainer import build_trainer
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -130,13 +129,7 @@ def checkpoint(tmp_path_factory, tiny_data):
     """An untrained tiny model with a learned table of 40 positions: the command must respect it."""
     cache = tmp_path_factory.getbasetemp()
     cfg = make_config(*TINY_RUN, f"data.cache_dir={cache}", "encoding=learned", "encoding.max_positions=40")
-    tok = tiny_data.tokenizer
-    torch.manual_seed(0)
-    model = model_from_config(cfg, len(tok), tok.pad_id)
-    path = tmp_path_factory.mktemp("ckpt") / "best.pt"
-    save_checkpoint(path, {"config": OmegaConf.to_container(cfg, resolve=True), "tokenizer": tok.model_proto,
-                           "model": model.state_dict(), "progress": {"step": 0}})
-    return path
+    return untrained_checkpoint(cfg, tiny_data, tmp_path_factory.mktemp("ckpt") / "best.pt")
 
 
 def run_cli(monkeypatch, capsys, args: list[str], stdin: bytes = b"") -> tuple[int, list[str], str]:

@@ -10,14 +10,11 @@ import sys
 from pathlib import Path
 
 import pytest
-import torch
 from omegaconf import OmegaConf
 
-from conftest import TINY_RUN, make_config
+from conftest import TINY_RUN, make_config, untrained_checkpoint
 from translate.cli import evaluate as evaluate_cli
 from translate.config import ConfigError
-from translate.training.checkpoint import save_checkpoint
-from translate.assembly.trainer import model_from_config
 
 REPO = Path(__file__).resolve().parents[1]
 FAST = ("report.images=[]", "report.bootstrap_samples=0")
@@ -27,13 +24,7 @@ FAST = ("report.images=[]", "report.bootstrap_samples=0")
 def checkpoint(tmp_path_factory, tiny_data, cache_dir) -> Path:
     """A tiny model (untrained: its output is deterministic, which is all these tests need) on the tiny slice."""
     cfg = make_config(*TINY_RUN, f"data.cache_dir={cache_dir}")
-    tok = tiny_data.tokenizer
-    torch.manual_seed(0)
-    model = model_from_config(cfg, len(tok), tok.pad_id)
-    path = tmp_path_factory.mktemp("run") / "best.pt"
-    save_checkpoint(path, {"config": OmegaConf.to_container(cfg, resolve=True), "tokenizer": tok.model_proto,
-                           "model": model.state_dict(), "progress": {"step": 7}})
-    return path
+    return untrained_checkpoint(cfg, tiny_data, tmp_path_factory.mktemp("run") / "best.pt", step=7)
 
 
 @pytest.fixture(scope="module")
