@@ -61,7 +61,7 @@ def test_evaluate_config_composes():
 
 
 def test_the_test_sets_follow_the_corpus():
-    assert [s.name for s in make_config().eval.test_sets] == ["test", "multi30k_flickr2016"]
+    assert [s.name for s in make_config().eval.test_sets] == ["test", "multi30k_flickr2016", "long_test"]
     assert [s.name for s in make_config("data=multi30k").eval.test_sets] == ["test"]
 
 

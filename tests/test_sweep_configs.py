@@ -65,7 +65,7 @@ def test_encoding_sweeps_cover_every_encoding_once(name):
         cfg = compose_job(*jobs[0])
         assert cfg.data.train_max_words == 10 and cfg.data.train_min_words is None
         names = [test_set["name"] for test_set in cfg.eval.test_sets]
-        assert names == ["test", "multi30k_flickr2016", "long_concat"]  # long_concat: the only one past 20 words
+        assert names == ["test", "multi30k_flickr2016", "long_test", "long_concat"]  # real and synthetic long ones
 
 
 SEED_REPRO_PE = {  # +sweep/pe option -> (encoding, ablation name)

@@ -86,7 +86,8 @@ def test_a_tiny_model_overfits_200_real_pairs(tmp_path, cache_dir):
         "data.corpus.valid_size=10", "data.corpus.test_size=10", "data.tokenizer.vocab_size=400",
         f"data.cache_dir={cache_dir}", "train.max_tokens=4000", "train.max_steps=300", "train.lr=0.003",
         "train.warmup_steps=50", "train.label_smoothing=0.0", "train.valid_every=300", "train.log_every=50",
-        "train.save_every=300", "train.max_minutes=null", "train.num_threads=1")
+        "train.save_every=300", "train.max_minutes=null", "train.num_threads=1",
+        "eval.test_sets=[{name: test, split: test}]")  # 220 pairs of 4-7 words: no long test set to reserve
     run(cfg, tmp_path / "run")
     metrics, _ = evaluate(make_config(f"checkpoint={tmp_path / 'run' / 'last.pt'}", "test_sets=[{name:train,split:train}]",
                                       f"output_dir={tmp_path / 'eval'}", config_name="evaluate"))
