@@ -115,7 +115,7 @@ def evaluate(cfg: DictConfig) -> tuple[dict, Path]:
     data_settings = typed(loaded.config, "data", DataConfig)  # as the checkpoint was trained
     if cfg.data_path:
         data_settings.path = cfg.data_path
-    if all(spec.src for spec in specs):  # only files: the corpus (and its splits) are not needed
+    if not any(spec.kind.reads_corpus for spec in specs):  # only files: the corpus (and its splits) are not needed
         log.info("every test set is a pair of files: the training corpus is not read")
         data, test_sets = None, file_test_sets(specs, loaded.tokenizer, data_settings.test_limit)
     else:

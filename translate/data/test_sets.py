@@ -58,6 +58,7 @@ class TestSetKind:
 
     field: str = ""
     synthetic: bool = False
+    reads_corpus: bool = True     # made from the run's corpus (a pair of files is not)
 
     def source(self, spec: TestSetSpec) -> str:
         raise NotImplementedError
@@ -91,6 +92,7 @@ class CorpusSplit(TestSetKind):
 
 class FilePair(TestSetKind):
     field = "src"
+    reads_corpus = False
 
     def source(self, spec: TestSetSpec) -> str:
         return f"files {spec.src}, {spec.ref}"

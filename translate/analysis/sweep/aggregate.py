@@ -14,7 +14,7 @@ import statistics
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-from translate.analysis.sweep.jobs import Job, Setting, SweepError, train_words
+from translate.analysis.sweep.jobs import Job, Setting, SweepError, train_words, trained_range
 from translate.analysis.sweep.references import TestSet, TestSets
 from translate.analysis.sweep.significance import (Difference, ReferenceCache, SentenceStats, bootstrap_interval, compare,
                                            holm, interaction)
@@ -119,7 +119,7 @@ def training_lengths(bucket: dict, config: dict, bucketed_by: Optional[str]) -> 
     """"trained": every length of the bucket was trained on; "beyond": none was (extrapolation); "partly"."""
     if bucket["bucket"] == ALL or bucketed_by != "source_words":
         return None
-    low, high = config.get("data.train_min_words") or 1, config.get("data.train_max_words")
+    low, high = trained_range(config) or (1, None)
     b_low, b_high = bucket["low"], bucket["high"]
     top = float("inf") if high is None else high
     b_top = float("inf") if b_high is None else b_high

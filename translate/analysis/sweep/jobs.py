@@ -188,11 +188,21 @@ def pe_label(config: dict[str, Any]) -> str:
     return label
 
 
-def train_words(config: dict[str, Any]) -> str:
+def trained_range(config: dict[str, Any]) -> Optional[tuple[int, Optional[int]]]:
+    """(low, high) French words of a job's training pairs (high None: no upper end), None when it trained on every
+    length: the one reading of data.train_min_words / train_max_words on the sweep side."""
     low, high = config.get("data.train_min_words"), config.get("data.train_max_words")
     if low is None and high is None:
+        return None
+    return low or 1, high
+
+
+def train_words(config: dict[str, Any]) -> str:
+    lengths = trained_range(config)
+    if lengths is None:
         return "all"
-    return f"{low or 1}-{high}" if high is not None else f"{low}+"
+    low, high = lengths
+    return f"{low}-{high}" if high is not None else f"{low}+"
 
 
 def group_label(config: dict[str, Any], varying: list[str]) -> str:

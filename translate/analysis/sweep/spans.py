@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Optional
 
 import numpy as np
 
+from translate.analysis.sweep.jobs import trained_range
 from translate.analysis.sweep.significance import (METRICS, Difference, Groups, SentenceStats, compare,
                                                    difference_from_samples, group_counts, seeds_needed)
 
@@ -41,14 +42,6 @@ class Span:
     @property
     def label(self) -> str:
         return f"{self.low}-{self.high}" if self.high is not None else f"{self.low}+"
-
-
-def trained_range(config: dict) -> Optional[tuple[int, Optional[int]]]:
-    """(low, high) French words of a job's training pairs, None when it trained on every length."""
-    low, high = config.get("data.train_min_words"), config.get("data.train_max_words")
-    if low is None and high is None:
-        return None
-    return low or 1, high
 
 
 def claim_spans(config: dict) -> list[Span]:
