@@ -32,7 +32,7 @@ from translate.training.checkpoint import CheckpointError  # noqa: E402
 
 def evaluation_folder(job: Job, ablation: str) -> Path:
     """sinusoidal_none_words1-9_seed1 -> sinusoidal_zero_dims_at_test_words1-9_seed1, beside the job."""
-    trained = f"_{job.config.get('ablation.name', 'none')}_"
+    trained = f"_{job.settings.ablation}_"
     name = job.path.name
     name = name.replace(trained, f"_{ablation}_at_test_", 1) if trained in name else f"{name}_{ablation}_at_test"
     return job.path.parent / name
@@ -40,7 +40,7 @@ def evaluation_folder(job: Job, ablation: str) -> Path:
 
 def checkpoint_of(job: Job) -> Path:
     """The checkpoint the job's test scores came from (metrics.json `checkpoint`), in the job's folder as it is now."""
-    return job.path / Path(job.metrics.get("checkpoint") or "best.pt").name
+    return job.path / Path(job.metrics.checkpoint or "best.pt").name
 
 
 def evaluate_with_ablation(job: Job, ablation: str, out: Path, overrides: list[str]) -> None:

@@ -32,7 +32,7 @@ def plateau_steps(pilot_dir: Path) -> dict[str, int]:
                          f"first (rerun the pilot sweep: it resumes)")
     steps = {}
     for job in jobs:
-        step = job.metrics.get("best_valid_step")
+        step = job.metrics.best_valid_step
         if not step:
             raise SweepError(f"{job.path / 'metrics.json'} has no best_valid_step: was it trained by a pilot sweep?")
         steps[job.name] = int(step)

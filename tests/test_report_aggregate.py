@@ -166,14 +166,16 @@ def test_files_table_and_plots_are_written(sweep):
 def test_no_learning_curve_without_recorded_validations(tmp_path):
     from translate.analysis.sweep.plots import learning_curves
 
+    from translate.analysis.run.metrics import RunMetrics
+
     class Job:
-        seed, metrics = 1, {"bleu": 20.0}
+        seed, metrics = 1, RunMetrics.read({"bleu": 20.0})
 
     class Setting:
         label, jobs = "sinusoidal", [Job()]
 
     assert learning_curves([Setting()]) is None
-    Job.metrics = {"valid_curve": [[10, 5.0, 3.0], [20, 9.0, 2.0]]}
+    Job.metrics = RunMetrics.read({"valid_curve": [[10, 5.0, 3.0], [20, 9.0, 2.0]]})
     assert learning_curves([Setting()]) is not None
 
 

@@ -10,6 +10,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
+from translate.analysis.run.metrics import LengthReport, TestSetScores
 from translate.analysis.sweep.claims import check_claims, diagonal_claim, no_pe_claim, zero_dims_claim
 from translate.analysis.sweep.significance import Groups, t_two_sided_p
 from translate.analysis.sweep.spans import alignment_rows
@@ -137,8 +138,8 @@ def test_alignment_contrasts_from_fabricated_per_sentence_values():
     system = base - np.array([0.1] * 4 + [0.3] * 4)
 
     def job(name, values):
-        by_length = {"per_sentence": {"diagonal_share_normalised": list(values)}}
-        return SimpleNamespace(name=name, test_sets=lambda: {"test": {"by_length": by_length}})
+        scores = TestSetScores("test", by_length=LengthReport(per_sentence={"diagonal_share_normalised": list(values)}))
+        return SimpleNamespace(name=name, test_sets=lambda: {"test": scores})
     nope, sin = job("nope", system), job("sin", base)
     test = SimpleNamespace(words=lambda _: words, groups=Groups.singletons(len(words)))
     aggregator = SimpleNamespace(paired=lambda setting, name: [(nope, sin)], test_set=lambda job, name: test,

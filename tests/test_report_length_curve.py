@@ -3,7 +3,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from translate.analysis.sweep.jobs import Job, Setting
+from translate.analysis.run.metrics import RunMetrics
+from translate.analysis.sweep.jobs import Job, JobSettings, Setting
 from translate.analysis.sweep.plots import curve_test_set, length_curve, write_length_curve
 
 
@@ -15,10 +16,11 @@ def by_length(bleus: list) -> dict:
 
 def setting(label: str, words: tuple, bleus_by_seed: list) -> Setting:
     config = {"data.train_min_words": words[0], "data.train_max_words": words[1]}
-    jobs = [Job(Path("."), {**config, "seed": k}, {"test_set": "test", "test_sets": {
+    jobs = [Job(Path("."), {**config, "seed": k}, RunMetrics.read({"test_set": "test", "test_sets": {
         "test": {"by_length": by_length([0, 0, 0])}, "long_concat": {"by_length": by_length(b),
-                                                                  "source": "long_concat of split test (synthetic)"}}})
-        for k, b in enumerate(bleus_by_seed)]
+                                                                  "source": "long_concat of split test (synthetic)"}}}),
+                settings=JobSettings(seed=k, trained=words))
+            for k, b in enumerate(bleus_by_seed)]
     return Setting(key=(label,), jobs=jobs, label=label)
 
 
@@ -36,6 +38,15 @@ def test_the_curve_has_a_line_per_setting_from_long_concat_with_seeds_averaged(t
 
 
 def test_old_metrics_without_test_sets_use_the_primary_scores():
-    assert curve_test_set({"bleu": 3.0}) == "test"
-    assert curve_test_set({"test_set": "test", "test_sets": {"test": {}, "long_concat": {
-        "source": "long_concat of split test (synthetic)"}}}) == "long_concat"
+    old = RunMetrics.read({"bleu": 3.0, "split": "test", "by_length": by_length([20, 10, 5])})
+    assert curve_test_set(old) == "test" and old.primary.bleu == 3.0
+    assert [b.bleu for b in old.primary.by_length.buckets] == [20, 10, 5]
+    assert curve_test_set(RunMetrics.read({"test_set": "test", "test_sets": {"test": {}, "long_concat": {
+        "source": "long_concat of split test (synthetic)"}}})) == "long_concat"
+
+
+def test_old_runs_tested_best_pt_at_the_step_of_the_best_valid_bleu():
+    curve = [[50, 10.0, 3.0], [100, 12.0, 2.8], [150, 12.0, 2.7], [200, 11.0, 2.6]]
+    assert RunMetrics.read({"steps": 200, "checkpoint": "run/best.pt", "valid_curve": curve}).model_step == 100
+    assert RunMetrics.read({"steps": 200, "checkpoint": "run/last.pt", "valid_curve": curve}).model_step == 200
+    assert RunMetrics.read({"steps": 200, "tested_step": 150, "checkpoint": "best.pt"}).model_step == 150

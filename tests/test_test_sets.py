@@ -79,6 +79,7 @@ def test_long_concat_joins_consecutive_pairs_side_by_side():
 
 
 def test_the_kind_says_what_a_test_set_is_whatever_its_name():
+    from translate.analysis.run.metrics import RunMetrics
     from translate.analysis.sweep.plots import curve_test_set
 
     specs = sets.parse_test_sets([{"name": "mine", "split": "test"}, {"name": "far", "split": "long_test"},
@@ -90,7 +91,7 @@ def test_the_kind_says_what_a_test_set_is_whatever_its_name():
                                          "files a.fr, a.en"]
     metrics = {"test_set": "mine", "test_sets": {s.name: {"source": s.source, "long_lengths": s.long_lengths}
                                                  for s in specs}}
-    assert curve_test_set(metrics) == "far"  # the first built for long sentences, not a name the code knows
+    assert curve_test_set(RunMetrics.read(metrics)) == "far"  # the first built for long sentences, not a name the code knows
     old = {"test_set": "test", "test_sets": {"test": {"source": "split test"},
                                              "long_concat": {"source": "long_concat of split test (synthetic)"}}}
-    assert curve_test_set(old) == "long_concat"  # runs written before long_lengths existed
+    assert curve_test_set(RunMetrics.read(old)) == "long_concat"  # runs written before long_lengths existed

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from translate.analysis.sweep import DEFAULT_BASELINE, build_report
 from translate.analysis.sweep.jobs import SweepError
+from translate.analysis.sweep.rules import MARGIN, MIN_BUCKET
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
@@ -20,9 +21,10 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
                         help="bootstrap resamples (default 10000, or as many as Holm over the report's tests "
                              "needs to star anything); 0: no intervals or tests")
     parser.add_argument("--min-bucket", type=int, default=None,
-                        help="smallest bucket that decides a verdict (default: the jobs' report.min_bucket, 50)")
+                        help=f"smallest bucket that decides a verdict (default: the jobs' report.min_bucket, "
+                             f"{MIN_BUCKET})")
     parser.add_argument("--margin", type=float, default=None,
-                        help="±BLEU of 'about the same' (default: the jobs' report.equivalence_margin, 1.0)")
+                        help=f"±BLEU of 'about the same' (default: the jobs' report.equivalence_margin, {MARGIN})")
     parser.add_argument("--out", type=Path, default=None, help="output folder (default: SWEEP_DIR/report)")
     parser.add_argument("--no-hparams", dest="hparams", action="store_false", help="skip the TensorBoard HParams")
     args = parser.parse_args(argv)

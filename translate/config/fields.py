@@ -19,12 +19,22 @@ class Rule:
     allowed: str                 # completes "expected ..."
 
 
-def setting(rule: Rule | None = None, default: Any = MISSING, optional: bool = False, factory: Any = MISSING):
-    """A field; optional: None is allowed too (and skips the rule)."""
-    metadata = {"rule": rule, "optional": optional}
+# A setting's role beyond what it is, declared on its field (setting(role=...)) and read by the sweep report.
+TRAIN_ONLY = "train only"   # changes the training pairs, never the test sets
+
+
+def setting(rule: Rule | None = None, default: Any = MISSING, optional: bool = False, factory: Any = MISSING,
+            role: str | None = None):
+    """A field; optional: None is allowed too (and skips the rule); role: see TRAIN_ONLY."""
+    metadata = {"rule": rule, "optional": optional, "role": role}
     if factory is not MISSING:
         return field(default_factory=factory, metadata=metadata)
     return field(default=default, metadata=metadata)
+
+
+def with_role(cls: type, role: str) -> list[str]:
+    """The names of the fields of dataclass `cls` declared with `role`."""
+    return [f.name for f in fields(cls) if f.metadata.get("role") == role]
 
 
 def finite(v: Any) -> bool:

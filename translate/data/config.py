@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, List, Optional
 
-from translate.config.fields import Checked, Rule, at_least, number_in, one_of, setting
+from translate.config.fields import TRAIN_ONLY, Checked, Rule, at_least, number_in, one_of, setting
 
 TEXT = Rule(lambda v: v != "", "a non-empty string")
 WORD_RANGE = Rule(lambda v: len(v) == 2 and all(isinstance(n, int) and n >= 1 for n in v) and v[0] <= v[1],
@@ -30,11 +30,11 @@ class DataConfig(Checked):
     corpus: Any = field(default_factory=dict)        # {_target_: a Corpus class, its settings}
     path: Optional[str] = setting(TEXT, default=None, optional=True)
     cache_dir: Optional[str] = setting(TEXT, default=None, optional=True)
-    train_min_words: Optional[int] = setting(at_least(1), default=None, optional=True)
-    train_max_words: Optional[int] = setting(at_least(1), default=None, optional=True)
-    train_limit: Optional[int] = setting(at_least(1), default=None, optional=True)
-    train_max_pairs: Optional[int] = setting(at_least(1), default=None, optional=True)
-    train_same_tokens_as: Optional[List[int]] = setting(WORD_RANGE, default=None, optional=True)
+    train_min_words: Optional[int] = setting(at_least(1), default=None, optional=True, role=TRAIN_ONLY)
+    train_max_words: Optional[int] = setting(at_least(1), default=None, optional=True, role=TRAIN_ONLY)
+    train_limit: Optional[int] = setting(at_least(1), default=None, optional=True, role=TRAIN_ONLY)
+    train_max_pairs: Optional[int] = setting(at_least(1), default=None, optional=True, role=TRAIN_ONLY)
+    train_same_tokens_as: Optional[List[int]] = setting(WORD_RANGE, default=None, optional=True, role=TRAIN_ONLY)
     valid_limit: Optional[int] = setting(at_least(1), default=None, optional=True)
     test_limit: Optional[int] = setting(at_least(1), default=None, optional=True)
 

@@ -8,9 +8,9 @@ from matplotlib.figure import Figure
 from translate.analysis.run.figures import new_figure
 
 
-def bucket_centre(bucket: dict) -> float:
+def bucket_centre(low: int, high: Optional[int]) -> float:
     """Where a bucket sits on a length axis: its middle; an open bucket (21+) at its lower end."""
-    return bucket["low"] if bucket["high"] is None else (bucket["low"] + bucket["high"]) / 2
+    return low if high is None else (low + high) / 2
 
 
 def bleu_curve(reports: dict[str, dict], trained: Optional[tuple[int, Optional[int]]] = None) -> Figure:
@@ -20,7 +20,7 @@ def bleu_curve(reports: dict[str, dict], trained: Optional[tuple[int, Optional[i
     fig, axes = new_figure(1, 1, 5.0, "BLEU by length, per test set")
     ax = axes[0, 0]
     for name, report in reports.items():
-        points = [(bucket_centre(b), b["bleu"]) for b in report["buckets"] if b["bleu"] is not None]
+        points = [(bucket_centre(b["low"], b["high"]), b["bleu"]) for b in report["buckets"] if b["bleu"] is not None]
         if points:
             ax.plot(*zip(*points), marker="o", label=name)
     if trained and first["bucketed_by"] == "source_words":

@@ -14,20 +14,19 @@ import statistics
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-from translate.analysis.sweep.jobs import Job, Setting, SweepError, train_words, trained_range
+from translate.analysis.run.settings import ReportSettings
+from translate.analysis.run.metrics import CARRIED, BucketScores, TestSetScores
+from translate.analysis.sweep.jobs import Job, JobSettings, Setting, SweepError
 from translate.analysis.sweep.references import TestSet, TestSets
+from translate.analysis.sweep.rules import Rules
 from translate.analysis.sweep.significance import (Difference, ReferenceCache, SentenceStats, bootstrap_interval, compare,
                                            holm, interaction)
 from translate.analysis.sweep.spans import LONG_MIN, SHORT_MAX, alignment_rows, span_rows
 from translate.scoring.repetition import repeated_word_percent
 
 ALL = "all"
-PER_BUCKET = ("diagonal_share", "diagonal_share_low", "diagonal_share_high", "diagonal_share_normalised",
-              "diagonal_share_normalised_low", "diagonal_share_normalised_high", "monotonicity", "attention_entropy",
-              "length_ratio")
-MIN_BUCKET = 50         # report.min_bucket: smaller buckets are shown but decide no verdict
+PER_BUCKET = CARRIED  # the per-bucket statistics of metrics.json carried into the rows (BucketStatistics)
 MIN_SAMPLES = 40        # bootstrap resamples: the fewest with a 95% percentile interval (significance.order_rank)
-MARGIN = 1.0            # report.equivalence_margin: ±BLEU points within which two settings count as the same
 
 
 @dataclass
@@ -53,20 +52,6 @@ class Baseline:
 
     def describe(self) -> str:
         return ", ".join(f"{k.removesuffix('.name')}={v}" for k, v in self.selector.items())
-
-
-@dataclass
-class Rules:
-    """What decides a verdict: printed on the page. From the jobs' `report` config unless given."""
-
-    samples: int = 10000
-    min_bucket: int = MIN_BUCKET
-    margin: float = MARGIN
-    # True unless samples was given: draw more when Holm over the report's tests needs them (samples_for_holm).
-    draw_enough: bool = False
-
-    def as_dict(self) -> dict:
-        return {"samples": self.samples, "min_bucket": self.min_bucket, "equivalence_margin": self.margin}
 
 
 @dataclass
@@ -99,9 +84,9 @@ def score_columns(values: list[Optional[float]], intervals: list[Optional[list]]
             f"{key}_high": None if mean is None else round(mean + std, 2), f"{key}_std": std}
 
 
-def bucket_table(results: dict) -> dict[str, dict]:
-    by_length = (results or {}).get("by_length") or {"buckets": []}
-    return {b["bucket"]: b for b in by_length["buckets"]}
+def bucket_table(results: Optional[TestSetScores]) -> dict[str, BucketScores]:
+    """{bucket name: its scores} of a test set's length report ({} without one)."""
+    return {b.bucket: b for b in results.by_length.buckets} if results and results.by_length else {}
 
 
 def bucket_order(settings: list[Setting]) -> list[dict]:
@@ -111,15 +96,15 @@ def bucket_order(settings: list[Setting]) -> list[dict]:
         for job in s.jobs:
             for results in job.test_sets().values():
                 for name, b in bucket_table(results).items():
-                    seen.setdefault(name, {"bucket": name, "low": b.get("low"), "high": b.get("high")})
+                    seen.setdefault(name, {"bucket": name, "low": b.low, "high": b.high})
     return sorted(seen.values(), key=lambda b: (b["low"] is None, b["low"] or 0))
 
 
-def training_lengths(bucket: dict, config: dict, bucketed_by: Optional[str]) -> Optional[str]:
+def training_lengths(bucket: dict, settings: JobSettings, bucketed_by: Optional[str]) -> Optional[str]:
     """"trained": every length of the bucket was trained on; "beyond": none was (extrapolation); "partly"."""
     if bucket["bucket"] == ALL or bucketed_by != "source_words":
         return None
-    low, high = trained_range(config) or (1, None)
+    low, high = settings.trained or (1, None)
     b_low, b_high = bucket["low"], bucket["high"]
     top = float("inf") if high is None else high
     b_top = float("inf") if b_high is None else b_high
@@ -153,7 +138,7 @@ class Aggregator:
     # -- reading -----------------------------------------------------------------------------------------------
     def test_set(self, job: Job, name: str) -> Optional[TestSet]:
         try:
-            test = self.test_sets.for_config(job.config, name)
+            test = self.test_sets.for_job(job.settings, name)
         except Exception as error:  # corpus not on this machine, ...: report what can be reported without it
             note = f"Test references unavailable ({type(error).__name__}: {error}); no whole-split intervals or " \
                    f"significance tests."
@@ -191,13 +176,12 @@ class Aggregator:
 
     def _bucket_members(self, job: Job, name: str, test: TestSet) -> dict[str, Optional[list[int]]]:
         results = job.test_sets()[name]
-        by_length = results.get("by_length")
-        members = test.bucket_members(by_length) if by_length else None
+        members = test.bucket_members(results.by_length) if results.by_length else None
         table = bucket_table(results)
         out: dict[str, Optional[list[int]]] = {}
         for bucket, indices in zip(table, members or []):
-            if len(indices) != table[bucket].get("sentences"):
-                self.notes.append(f"{job.name}: bucket {bucket} holds {table[bucket].get('sentences')} sentences "
+            if len(indices) != table[bucket].sentences:
+                self.notes.append(f"{job.name}: bucket {bucket} holds {table[bucket].sentences} sentences "
                                   f"in metrics.json but {len(indices)} here; no test for that bucket.")
                 out[bucket] = None
             else:
@@ -267,12 +251,12 @@ class Aggregator:
         jobs = [job for job in setting.jobs if name in job.test_sets()]
         results = [job.test_sets()[name] for job in jobs]
         n = len(jobs)
-        bucketed_by = ((results[0].get("by_length") or {}).get("bucketed_by"))
+        bucketed_by = results[0].by_length.bucketed_by if results[0].by_length else None
         common = {"setting": setting.label, "pe": setting.pe, "group": setting.group, "test_set": name,
-                  "encoding": setting.config.get("encoding.name"), "ablation": setting.config.get("ablation.name"),
-                  "train_words": train_words(setting.config), "model": setting.config.get("model.name"),
+                  "encoding": setting.settings.encoding, "ablation": setting.settings.ablation,
+                  "train_words": setting.settings.train_words, "model": setting.settings.model,
                   "seeds": n, "interval": "bootstrap 95%" if n == 1 else f"mean ± std over {n} seeds"}
-        totals = {key: spread([j.metrics.get(key) for j in jobs])[0]
+        totals = {key: spread([getattr(j.metrics, key) for j in jobs])[0]
                   for key in ("parameters", "target_tokens_per_s", "train_minutes", "steps")}
         for key in ("parameters", "steps"):
             totals[key] = None if totals[key] is None else int(totals[key])
@@ -281,27 +265,27 @@ class Aggregator:
         comparisons = self.comparisons(setting, name, buckets) if self.rules.samples else {}
         intervals = self.whole_split_intervals(setting, name)
         repeats = self.repeated_words(jobs, name)
-        whole = {"bucket": ALL, "low": None, "high": None, "sentences": results[0].get("sentences")}
-        whole.update(score_columns([r.get("bleu") for r in results], [intervals["bleu"]], "bleu"))
-        whole.update(score_columns([r.get("chrf") for r in results], [intervals["chrf"]], "chrf"))
+        whole = {"bucket": ALL, "low": None, "high": None, "sentences": results[0].sentences}
+        whole.update(score_columns([r.bleu for r in results], [intervals["bleu"]], "bleu"))
+        whole.update(score_columns([r.chrf for r in results], [intervals["chrf"]], "chrf"))
         for key in PER_BUCKET:
             whole[key] = None
         out = [whole]
         for b in buckets:
             cells = [bucket_table(r).get(b["bucket"]) for r in results]
-            cells = [c if c and c.get("sentences") else None for c in cells]  # an empty bucket has no scores
+            cells = [c if c and c.sentences else None for c in cells]  # an empty bucket has no scores
             if all(c is None for c in cells):
                 continue
-            row = dict(b, sentences=next(c.get("sentences") for c in cells if c))
+            row = dict(b, sentences=next(c.sentences for c in cells if c))
             for key in ("bleu", "chrf"):
-                row.update(score_columns([c.get(key) if c else None for c in cells],
-                                         [c.get(f"{key}_ci") if c else None for c in cells], key))
+                row.update(score_columns([c.score(key) if c else None for c in cells],
+                                         [c.ci(key) if c else None for c in cells], key))
             for key in PER_BUCKET:
-                row[key] = spread([c.get(key) if c else None for c in cells])[0]
+                row[key] = spread([getattr(c, key) if c else None for c in cells])[0]
             out.append(row)
         for row in out:
-            row["lengths"] = training_lengths(row, setting.config, bucketed_by)
-            row["decides"] = bool(row["sentences"]) and row["sentences"] >= self.rules.min_bucket
+            row["lengths"] = training_lengths(row, setting.settings, bucketed_by)
+            row["decides"] = self.rules.decides(row["sentences"])
             row["repeated_words"] = repeats.get(row["bucket"])
             row.update(NO_COMPARISON, **comparisons.get(row["bucket"], {}))
             row.update(totals)
@@ -357,9 +341,8 @@ def samples_for_holm(tests: int) -> int:
 
 def rules_from(jobs: list[Job], samples: Optional[int], min_bucket: Optional[int], margin: Optional[float]) -> Rules:
     """Given values, else the first finished job's report config (report.min_bucket, report.equivalence_margin)."""
-    config = next((j.config for j in jobs if j.finished), {})
-    rules = Rules(min_bucket=config.get("report.min_bucket", MIN_BUCKET),
-                  margin=config.get("report.equivalence_margin", MARGIN))
+    report = next((j.settings.report for j in jobs if j.finished), None) or ReportSettings()
+    rules = Rules(min_bucket=report.min_bucket, margin=report.equivalence_margin)
     if samples is not None:
         if samples != 0 and samples < MIN_SAMPLES:
             raise SweepError(f"--samples={samples} is not allowed: expected 0 (no intervals or tests) or at least "

@@ -20,11 +20,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable, Optional
 
+from translate.analysis.sweep.rules import MARGIN, MIN_BUCKET, decides as enough
 from translate.analysis.sweep.significance import Difference, holm, independent_contrast, p_text
 from translate.analysis.sweep.spans import LONG_MIN, SHORT_MAX
 
-MARGIN = 1.0
-MIN_BUCKET = 50
 LEVEL = 0.05
 LONG_TEST_SET = "long_test"   # the reserved real long sentences (translate/data/long_reserve.py)
 
@@ -72,7 +71,7 @@ def is_long_span(r: dict) -> bool:
 
 
 def decides(r: dict, min_bucket: int) -> bool:
-    return bool(r.get("sentences")) and r["sentences"] >= min_bucket
+    return enough(r.get("sentences"), min_bucket)
 
 
 def in_group(group: str) -> str:
@@ -280,7 +279,7 @@ def diagonal_claim(alignment: list[dict], test_set: Optional[str], min_bucket: i
     family = Family("(c)")
     outcomes = []
     for r in alignment_cells(alignment, is_nope):
-        deciding = r["short_sentences"] >= min_bucket and r["long_sentences"] >= min_bucket
+        deciding = enough(r["short_sentences"], min_bucket) and enough(r["long_sentences"], min_bucket)
         i_long = family.add(r["gap_long"]["p"] if deciding else None)
         i_interaction = family.add(r["gap_interaction"]["p"] if deciding else None)
         worse_long = family.significant(i_long) and r["gap_long"]["delta"] * r["better"] < 0

@@ -14,8 +14,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from translate.analysis.sweep.claims import (MARGIN, MIN_BUCKET, Family, Verdict, cells, decides, delta_text,
-                                             equivalence_text, is_short_span, lengths_text, where)
+from translate.analysis.sweep.claims import (Family, Verdict, cells, decides, delta_text, equivalence_text,
+                                             is_short_span, lengths_text, where)
+from translate.analysis.sweep.rules import MARGIN, MIN_BUCKET
 
 
 @dataclass(frozen=True)

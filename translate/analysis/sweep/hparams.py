@@ -8,14 +8,14 @@ from typing import Any
 
 from torch.utils.tensorboard import SummaryWriter
 
-from translate.analysis.sweep.jobs import Job, train_words, varying_keys
+from translate.analysis.sweep.jobs import Job, varying_keys
 
 METRIC_PREFIX = "hparams/"  # unique: add_hparams logs metrics as scalars, which must not clash with training tags
 
 
 def job_hparams(job: Job, varying: list[str]) -> dict[str, Any]:
-    hp = {"encoding": job.config.get("encoding.name"), "ablation": job.config.get("ablation.name"),
-          "model": job.config.get("model.name"), "train_words": train_words(job.config), "seed": job.seed}
+    hp = {"encoding": job.settings.encoding, "ablation": job.settings.ablation, "model": job.settings.model,
+          "train_words": job.settings.train_words, "seed": job.seed}
     for key in varying:
         if not key.startswith("encoding.") and not key.endswith("_target_") and key not in ("ablation.name",
                                                                                                "model.name"):
@@ -24,13 +24,14 @@ def job_hparams(job: Job, varying: list[str]) -> dict[str, Any]:
 
 
 def job_metrics(job: Job) -> dict[str, float]:
-    m = job.metrics
-    metrics = {f"{METRIC_PREFIX}{k}": float(m[k]) for k in ("bleu", "chrf", "target_tokens_per_s", "train_minutes")
-               if m.get(k) is not None}
-    for bucket in (m.get("by_length") or {}).get("buckets", []):
+    primary = job.metrics.primary
+    values = {"bleu": primary and primary.bleu, "chrf": primary and primary.chrf,
+              "target_tokens_per_s": job.metrics.target_tokens_per_s, "train_minutes": job.metrics.train_minutes}
+    metrics = {f"{METRIC_PREFIX}{k}": float(v) for k, v in values.items() if v is not None}
+    for bucket in primary.by_length.buckets if primary and primary.by_length else []:
         for key in ("bleu", "chrf", "diagonal_share"):
-            if bucket.get(key) is not None:
-                metrics[f"{METRIC_PREFIX}{key}/{bucket['bucket']}"] = float(bucket[key])
+            if getattr(bucket, key) is not None:
+                metrics[f"{METRIC_PREFIX}{key}/{bucket.bucket}"] = float(getattr(bucket, key))
     return metrics
 
 
@@ -53,5 +54,5 @@ def write_hparams(jobs: list[Job], out_dir: Path) -> Path:
     with SummaryWriter(str(out_dir)) as writer:
         for job, hp in zip(finished, rows):
             writer.add_hparams(hp, job_metrics(job), hparam_domain_discrete=domains,
-                               run_name=job.name.replace("/", "__"), global_step=job.metrics.get("steps"))
+                               run_name=job.name.replace("/", "__"), global_step=job.metrics.steps)
     return out_dir

@@ -6,11 +6,17 @@ logging); jobs with the same setting and different seeds are repeats of one sett
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Optional
 
 from omegaconf import OmegaConf
+
+from translate.analysis.run.metrics import RunMetrics, TestSetScores
+from translate.analysis.run.report_split import training_lengths
+from translate.analysis.run.settings import ReportSettings
+from translate.data.config import DataConfig
+from translate.data.test_sets import TestSetSpec, parse_test_sets
 
 # Keys (dotted, or a section followed by ".") that say where or how a job ran, not what it trained.
 NOT_SETTINGS = ("seed", "piece", "run_name", "train.resume", "train.device", "train.num_threads", "train.precision",
@@ -46,12 +52,58 @@ def is_setting(key: str) -> bool:
     return not any(key == k or (k.endswith(".") and key.startswith(k)) for k in NOT_SETTINGS)
 
 
+def tolerant(cls: type, node: Optional[dict]) -> Any:
+    """A section of a job's config.yaml as the run's own dataclass `cls`: a key the class no longer has is left out,
+    a key an older run lacked takes the class's default, the class checks the values as the run did."""
+    names = {f.name for f in fields(cls)}
+    kept = {k: v for k, v in (node or {}).items() if k in names}
+    return OmegaConf.to_object(OmegaConf.merge(OmegaConf.structured(cls), kept))
+
+
+@dataclass
+class JobSettings:
+    """What the sweep reads of a job's config.yaml, typed by the sections of the run's RunSettings (DataConfig,
+    ReportSettings, the test-set specs of EvalConfig) and tolerant of older runs (see `tolerant`)."""
+
+    seed: Any = None
+    encoding: str = "?"                   # encoding.name
+    ablation: str = "none"                # ablation.name
+    model: Optional[str] = None           # model.name
+    data: Optional[DataConfig] = None     # None: the config has no data section (nothing to read the test sets from)
+    report: ReportSettings = field(default_factory=ReportSettings)
+    test_sets: list[TestSetSpec] = field(default_factory=list)   # eval.test_sets; [] before eval.test_sets
+    # (low, high) French words of the training pairs (high None: no upper end), None when the job trained on every
+    # length: the run's own reading of data.train_min_words / train_max_words (report_split.training_lengths)
+    trained: Optional[tuple[int, Optional[int]]] = None
+
+    @classmethod
+    def read(cls, tree: dict) -> "JobSettings":
+        """tree: the resolved config.yaml."""
+        def name(section: str, default: Any) -> Any:
+            node = tree.get(section)
+            return node.get("name", default) if isinstance(node, dict) else default
+        entries = (tree.get("eval") or {}).get("test_sets")
+        data = tolerant(DataConfig, tree["data"]) if tree.get("data") else None
+        return cls(tree.get("seed"), name("encoding", "?"), name("ablation", "none"), name("model", None), data,
+                   tolerant(ReportSettings, tree.get("report")), parse_test_sets(entries) if entries else [],
+                   training_lengths(data) if data else None)
+
+    @property
+    def train_words(self) -> str:
+        """"1-9", "11+", or "all"."""
+        if self.trained is None:
+            return "all"
+        low, high = self.trained
+        return f"{low}-{high}" if high is not None else f"{low}+"
+
+
 @dataclass
 class Job:
     path: Path                       # the run folder
-    config: dict[str, Any]           # flattened resolved config
-    metrics: Optional[dict] = None   # metrics.json, None while unfinished
+    config: dict[str, Any]           # flattened resolved config: what varies between jobs, what a job is grouped by
+    metrics: Optional[RunMetrics] = None   # metrics.json, None while unfinished
     name: str = ""                   # path relative to the sweep folder
+    settings: JobSettings = field(default_factory=JobSettings)   # the same config, typed
 
     @property
     def finished(self) -> bool:
@@ -59,7 +111,7 @@ class Job:
 
     @property
     def seed(self) -> Any:
-        return self.config.get("seed")
+        return self.settings.seed
 
     @property
     def setting(self) -> tuple:
@@ -73,46 +125,25 @@ class Job:
 
     @property
     def tested_step(self) -> Optional[int]:
-        """The training step of the model the test sets scored. Runs that record it say so (`tested_step`); older
-        runs tested best.pt, saved at the validation with the best valid BLEU (the first of equal ones), or the last
-        step when they kept no best.pt."""
-        metrics = self.metrics or {}
-        for key in ("tested_step", "step"):  # a training run's; an evaluation's (translate.evaluate) checkpoint step
-            if metrics.get(key) is not None:
-                return int(metrics[key])
-        curve = metrics.get("valid_curve") or []
-        if str(metrics.get("checkpoint", "")).endswith("best.pt") and curve:
-            best = max(point[1] for point in curve)
-            return int(next(point[0] for point in curve if point[1] == best))
-        return None if metrics.get("steps") is None else int(metrics["steps"])
+        """The training step of the model the test sets scored (RunMetrics.model_step)."""
+        return self.metrics.model_step if self.metrics else None
 
-    def test_sets(self) -> dict[str, dict]:
-        """{test set name: its results}: see `test_set_results`."""
-        return test_set_results(self.metrics or {})
+    def test_sets(self) -> dict[str, TestSetScores]:
+        """{test set name: its scores}, the primary one first; {} while unfinished."""
+        return self.metrics.test_sets if self.metrics else {}
 
     def hypotheses(self, test_set: str | None = None) -> list[str]:
-        path = self.path / f"{test_set or self.metrics.get('split', 'test')}.hyp.txt"
+        path = self.path / f"{test_set or self.metrics.test_set}.hyp.txt"
         if not path.exists():
             raise SweepError(f"{self.name}: {path.name} is missing though metrics.json is there")
         return path.read_text(encoding="utf-8").splitlines()
 
 
-def test_set_results(metrics: dict) -> dict[str, dict]:
-    """The one place that knows how metrics.json lays out its test sets: {name: results}, each results holding
-    bleu, chrf, sentences, split and by_length. Runs since eval.test_sets list each test set under `test_sets`;
-    older runs tested one split, named by `split`, at the top level."""
-    if not metrics:
-        return {}
-    if "test_sets" in metrics:
-        return {name: {"split": name, **results} for name, results in metrics["test_sets"].items()}
-    return {metrics.get("split", "test"): metrics}
-
-
 def read_job(path: Path, sweep_dir: Path) -> Job:
     config = OmegaConf.to_container(OmegaConf.load(path / "config.yaml"), resolve=True)
     metrics_path = path / "metrics.json"
-    metrics = json.loads(metrics_path.read_text(encoding="utf-8")) if metrics_path.exists() else None
-    return Job(path, flatten(config), metrics, str(path.relative_to(sweep_dir)))
+    metrics = RunMetrics.read(json.loads(metrics_path.read_text(encoding="utf-8"))) if metrics_path.exists() else None
+    return Job(path, flatten(config), metrics, str(path.relative_to(sweep_dir)), JobSettings.read(config))
 
 
 def job_folders(sweep_dir: Path) -> list[Path]:
@@ -152,6 +183,10 @@ class Setting:
         return self.jobs[0].config
 
     @property
+    def settings(self) -> JobSettings:
+        return self.jobs[0].settings
+
+    @property
     def seeds(self) -> list:
         return [job.seed for job in self.jobs]
 
@@ -165,8 +200,8 @@ def group_settings(jobs: list[Job]) -> list[Setting]:
     varying = varying_keys([dict(s.key) for s in settings.values()])
     for s in settings.values():
         s.jobs.sort(key=lambda j: str(j.seed))
-        s.pe = pe_label(s.config)
-        s.group = group_label(s.config, varying)
+        s.pe = pe_label(s.config, s.settings)
+        s.group = group_label(s.config, s.settings, varying)
         s.label = s.pe + (f", {s.group}" if s.group else "")
     return sorted(settings.values(), key=lambda s: (s.group, s.label))
 
@@ -176,10 +211,10 @@ def varying_keys(configs: list[dict[str, Any]]) -> list[str]:
     return [k for k in keys if len({repr(c.get(k)) for c in configs}) > 1]
 
 
-def pe_label(config: dict[str, Any]) -> str:
-    """"sinusoidal", "sinusoidal + zero_dims(from=400)"."""
-    label = str(config.get("encoding.name", "?"))
-    ablation = config.get("ablation.name", "none")
+def pe_label(config: dict[str, Any], settings: JobSettings) -> str:
+    """"sinusoidal", "sinusoidal + zero_dims(from=400)": the ablation's settings as its flattened keys give them."""
+    label = str(settings.encoding)
+    ablation = settings.ablation
     if ablation != "none":
         params = [f"{k.split('.', 1)[1]}={v}" for k, v in sorted(config.items())
                   if k.startswith("ablation.") and k not in ("ablation.name", "ablation._target_")
@@ -188,24 +223,7 @@ def pe_label(config: dict[str, Any]) -> str:
     return label
 
 
-def trained_range(config: dict[str, Any]) -> Optional[tuple[int, Optional[int]]]:
-    """(low, high) French words of a job's training pairs (high None: no upper end), None when it trained on every
-    length: the one reading of data.train_min_words / train_max_words on the sweep side."""
-    low, high = config.get("data.train_min_words"), config.get("data.train_max_words")
-    if low is None and high is None:
-        return None
-    return low or 1, high
-
-
-def train_words(config: dict[str, Any]) -> str:
-    lengths = trained_range(config)
-    if lengths is None:
-        return "all"
-    low, high = lengths
-    return f"{low}-{high}" if high is not None else f"{low}+"
-
-
-def group_label(config: dict[str, Any], varying: list[str]) -> str:
+def group_label(config: dict[str, Any], settings: JobSettings, varying: list[str]) -> str:
     """The non-PE keys that vary across the sweep; a section with a `name` that varies is shown by its name."""
     parts, shown_sections = [], set()
     for key in varying:
@@ -219,5 +237,5 @@ def group_label(config: dict[str, Any], varying: list[str]) -> str:
             continue
         parts.append(f"{key}={config.get(key)}")
     if any(k in varying for k in ("data.train_min_words", "data.train_max_words")):
-        parts.insert(0, f"train words {train_words(config)}")
+        parts.insert(0, f"train words {settings.train_words}")
     return ", ".join(parts)

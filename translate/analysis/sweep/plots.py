@@ -10,6 +10,7 @@ import matplotlib
 matplotlib.use("Agg")
 from matplotlib.figure import Figure  # noqa: E402
 
+from translate.analysis.run.metrics import RunMetrics  # noqa: E402
 from translate.analysis.sweep.aggregate import ALL  # noqa: E402
 
 PLOTS = (("bleu", "BLEU", "bleu_by_length.png"), ("diagonal_share", "cross-attention diagonal share",
@@ -109,33 +110,32 @@ def write_plots(rows: list[dict], out_dir: Path) -> list[tuple[str, str]]:
     return written
 
 
-def curve_test_set(metrics: dict) -> str:
+def curve_test_set(metrics: RunMetrics) -> str:
     """The test set a job's BLEU-by-length curve is drawn from: the first one built to hold long sentences (the
     reserved long test set, long_concat: metrics.json `long_lengths`; older runs name long_concat in `source`), which
     fills the long buckets, else the primary test set."""
-    for name, results in metrics.get("test_sets", {}).items():
-        if results.get("long_lengths") or str(results.get("source", "")).startswith("long_concat"):
+    for name, results in metrics.test_sets.items():
+        if results.long_lengths or results.source.startswith("long_concat"):
             return name
-    return metrics.get("test_set", "test")
+    return metrics.test_set
 
 
 def length_curve(settings: list) -> Optional[Figure]:
     """BLEU against the middle of each length bucket (words), one line per setting (mean over its seeds), one panel
     per range of training lengths, shaded grey. None when no job has a by_length report."""
-    from translate.analysis.sweep.jobs import train_words
     from translate.analysis.run.length_curve import bucket_centre
 
     lines, test_sets = {}, {}
     for s in settings:
         per_bucket: dict[float, list[float]] = {}
         for job in s.jobs:
-            test_sets.setdefault(train_words(s.config), set()).add(curve_test_set(job.metrics))
-            scores = job.metrics.get("test_sets", {}).get(curve_test_set(job.metrics), job.metrics)
-            for b in (scores.get("by_length") or {}).get("buckets", []):
-                if b.get("bleu") is not None:
-                    per_bucket.setdefault(bucket_centre(b), []).append(b["bleu"])
+            test_sets.setdefault(s.settings.train_words, set()).add(curve_test_set(job.metrics))
+            scores = job.metrics.test_sets.get(curve_test_set(job.metrics))
+            for b in scores.by_length.buckets if scores and scores.by_length else []:
+                if b.bleu is not None:
+                    per_bucket.setdefault(bucket_centre(b.low, b.high), []).append(b.bleu)
         if per_bucket:
-            lines[s.label] = (train_words(s.config), sorted((x, sum(v) / len(v)) for x, v in per_bucket.items()))
+            lines[s.label] = (s.settings.train_words, sorted((x, sum(v) / len(v)) for x, v in per_bucket.items()))
     if not lines:
         return None
     spans = sorted({span for span, _ in lines.values()})
@@ -179,7 +179,7 @@ def learning_curves(settings: list) -> Optional[Figure]:
     drawn = False
     for s in settings:
         for n, job in enumerate(sorted(s.jobs, key=lambda j: str(j.seed))):
-            curve = (job.metrics or {}).get("valid_curve") or []
+            curve = job.metrics.valid_curve if job.metrics else []
             if not curve:
                 continue
             steps, bleu = zip(*[(point[0], point[1]) for point in curve])

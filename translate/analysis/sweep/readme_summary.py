@@ -5,6 +5,7 @@ block again with the page (a test rewrites them from the committed runs and comp
 """
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 from typing import Optional
@@ -74,10 +75,12 @@ def default_run_lines(metrics: dict, folder: str) -> list[str]:
     """`make train`'s run, from its committed metrics.json: budget, speed, every test set's scores, and the primary
     test set by length (BLEU, normalised diagonal share, AER where recorded)."""
     whole = metrics.get("test_sets") or {metrics.get("test_set", "test"): metrics}
+    whole_run = (f", {metrics['run_minutes']:.1f} minutes in all: set-up, training, validation and test scoring"
+                 if "run_minutes" in metrics else "")
     lines = [f"From [`{folder}/metrics.json`]({folder}/metrics.json): {metrics['steps']:,} steps "
              f"(tested at step {metrics.get('tested_step', metrics['steps'])}), {metrics['parameters']:,} parameters, "
              f"{metrics['target_tokens_per_s']:,.0f} target tokens/s on this run's machine ({metrics['train_minutes']:.1f} "
-             f"training minutes, validation excluded). Test scores (sacreBLEU, greedy):", ""]
+             f"training minutes, validation excluded{whole_run}). Test scores (sacreBLEU, greedy):", ""]
     lines += markdown_table(["test set", "sentences", "BLEU", "chrF"],
                             [[f"`{name}`", f"{r['sentences']:,}", f"{r['bleu']:.2f}", f"{r['chrf']:.2f}"]
                              for name, r in whole.items()])
@@ -94,4 +97,30 @@ def default_run_lines(metrics: dict, folder: str) -> list[str]:
                               else number(b.get("bleu"), 2),
                               number(b.get("diagonal_share_normalised"), 2), number(b.get("aer"), 2)]
                              for b in buckets])
+    return lines
+
+
+def loaded_run_lines(quiet: dict, loaded: dict, folder: str) -> list[str]:
+    """The same command on busy cores: its wall time and whether it gave the same model (weights digest) and scores."""
+    same_weights = quiet.get("weights_sha256") and quiet.get("weights_sha256") == loaded.get("weights_sha256")
+    scores = [(name, quiet["test_sets"][name]["bleu"], loaded["test_sets"].get(name, {}).get("bleu"))
+              for name in quiet["test_sets"]]
+    same_scores = all(a == b for _, a, b in scores)
+    return ["", f"The same command on cores shared with other training jobs ([`{folder}/metrics.json`]"
+                f"({folder}/metrics.json)): {loaded['steps']:,} steps in {loaded['run_minutes']:.1f} minutes in all "
+                f"(quiet: {quiet['run_minutes']:.1f}); "
+                + ("the same weights bit for bit (equal SHA-256 digests of the model)" if same_weights
+                   else "other weights (the SHA-256 digests of the model differ)")
+                + " and " + ("the same test BLEU" if same_scores else "test BLEU " + ", ".join(
+                    f"`{name}` {b} against {a}" for name, a, b in scores)) + "."]
+
+
+def default_run_block(quiet_folder: str, loaded_folder: str, root: Path = Path(".")) -> list[str]:
+    """The README's default-run block from the committed quiet run and, when committed, the same command on busy
+    cores."""
+    quiet = json.loads((root / quiet_folder / "metrics.json").read_text(encoding="utf-8"))
+    lines = default_run_lines(quiet, quiet_folder)
+    if (root / loaded_folder / "metrics.json").exists():
+        loaded = json.loads((root / loaded_folder / "metrics.json").read_text(encoding="utf-8"))
+        lines += loaded_run_lines(quiet, loaded, loaded_folder)
     return lines

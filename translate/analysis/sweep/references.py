@@ -2,22 +2,23 @@
 of pairs that are not independent (they share an English or a French sentence)."""
 from __future__ import annotations
 
+import dataclasses
 from functools import cached_property
 from dataclasses import dataclass
-from typing import Any, Optional
-
-from omegaconf import OmegaConf
+from typing import TYPE_CHECKING, Any, Optional
 
 from translate.analysis.buckets import PAIR_LENGTH, Bucket, members
+from translate.analysis.run.metrics import LengthReport
 from translate.data.cleaning import Pair
+from translate.config.fields import TRAIN_ONLY, with_role
 from translate.data.components import component_ids
+from translate.data.config import DataConfig
 from translate.data.pipeline import read_corpus
-from translate.data.test_sets import TestSetSpec, parse_test_sets, test_set_pairs
+from translate.data.test_sets import TestSetSpec, test_set_pairs
 from translate.analysis.sweep.significance import Groups
 
-# Train-only filters: they change the training pairs, never the test split.
-TRAIN_ONLY = ("data.train_min_words", "data.train_max_words", "data.train_limit", "data.train_max_pairs",
-              "data.train_same_tokens_as")
+if TYPE_CHECKING:
+    from translate.analysis.sweep.jobs import JobSettings
 
 
 @dataclass
@@ -39,30 +40,25 @@ class TestSet:
         length_of = PAIR_LENGTH.get(bucketed_by)
         return None if length_of is None else [length_of(p) for p in self.pairs]
 
-    def bucket_members(self, by_length: dict) -> Optional[list[list[int]]]:
+    def bucket_members(self, by_length: LengthReport) -> Optional[list[list[int]]]:
         """Sentence indices of each bucket of a metrics.json `by_length`, or None for a length we cannot measure
         from the text alone (e.g. SentencePiece pieces)."""
-        lengths = self.words(by_length.get("bucketed_by"))
+        lengths = self.words(by_length.bucketed_by)
         if lengths is None:
             return None
-        return members(lengths, [Bucket(b["low"], b["high"]) for b in by_length["buckets"]])
+        return members(lengths, [Bucket(b.low, b.high) for b in by_length.buckets])
 
 
-def thawed(value: Any) -> Any:
-    """Undo jobs.frozen for eval.test_sets: tuples of (key, value) pairs back to dicts, other tuples to lists."""
-    if isinstance(value, tuple):
-        if value and all(isinstance(v, tuple) and len(v) == 2 and isinstance(v[0], str) for v in value):
-            return {k: thawed(v) for k, v in value}
-        return [thawed(v) for v in value]
-    return value
+def test_set_spec(settings: "JobSettings", name: str) -> TestSetSpec:
+    """The eval.test_sets entry called `name` of a job; a job from before eval.test_sets tested the corpus split of
+    that name."""
+    return next((spec for spec in settings.test_sets if spec.name == name), None) or TestSetSpec(name, split=name)
 
 
-def test_set_spec(config: dict[str, Any], name: str) -> TestSetSpec:
-    """The eval.test_sets entry called `name` in a job's flattened config; a job from before eval.test_sets tested
-    the corpus split of that name."""
-    entries = config.get("eval.test_sets")
-    specs = {spec.name: spec for spec in parse_test_sets(thawed(entries))} if entries else {}
-    return specs.get(name) or TestSetSpec(name, split=name)
+def corpus_settings(data: DataConfig) -> DataConfig:
+    """The data section without its train-only settings (their role, declared on DataConfig): jobs that differ only
+    in those read the same test sentences."""
+    return dataclasses.replace(data, **{name: None for name in with_role(DataConfig, TRAIN_ONLY)})
 
 
 class TestSets:
@@ -72,17 +68,16 @@ class TestSets:
         self._loaded: dict[str, TestSet] = {}
         self._corpora: dict[str, Any] = {}
 
-    def for_config(self, config: dict[str, Any], name: str = "test") -> TestSet:
-        data = {k[len("data."):]: v for k, v in config.items() if k.startswith("data.") and k not in TRAIN_ONLY}
-        spec = test_set_spec(config, name)
-        corpus_key = repr(sorted(data.items()))
+    def for_job(self, settings: "JobSettings", name: str = "test") -> TestSet:
+        if settings.data is None:
+            raise ValueError("the job's config.yaml has no data section")
+        data = corpus_settings(settings.data)
+        spec = test_set_spec(settings, name)
+        corpus_key = repr(data)
         key = f"{spec!r}:{corpus_key}"
         if key not in self._loaded:
             if corpus_key not in self._corpora:
-                nested = OmegaConf.create({})
-                for dotted, value in data.items():
-                    OmegaConf.update(nested, dotted, thawed(value), force_add=True)
-                self._corpora[corpus_key] = (read_corpus(nested), data.get("test_limit"))
+                self._corpora[corpus_key] = (read_corpus(data), data.test_limit)
             corpus, limit = self._corpora[corpus_key]
             self._loaded[key] = TestSet(test_set_pairs(spec, corpus, limit))
         return self._loaded[key]

@@ -11,7 +11,8 @@ from pathlib import Path
 from typing import Callable, Optional
 
 from translate.analysis.sweep import build_report
-from translate.analysis.sweep.aggregate import ALL, Baseline, Report, Rules, aggregate
+from translate.analysis.sweep.aggregate import ALL, Baseline, Report, aggregate
+from translate.analysis.sweep.rules import Rules
 from translate.analysis.sweep.attention_images import cross_attention_images, pick_examples
 from translate.analysis.sweep.jobs import SweepError, find_jobs, group_settings, job_folders
 from translate.analysis.sweep.claims import (Reference, Verdict, check_claims, diagonal_claim, is_nope, is_sinusoidal,
@@ -123,8 +124,7 @@ def reports_against(sweep_dir: Path, report: Report) -> dict[str, Report]:
     settings = group_settings(jobs)
     out = {}
     for encoding in encodings:
-        chosen = [s for s in settings if s.config.get("ablation.name") == "none"
-                  and s.config.get("encoding.name") in (encoding, "none")]
+        chosen = [s for s in settings if s.settings.ablation == "none" and s.settings.encoding in (encoding, "none")]
         out[encoding] = aggregate(jobs, chosen, Baseline.parse(f"encoding={encoding},ablation=none"), report.rules)
     return out
 

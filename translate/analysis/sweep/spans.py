@@ -17,13 +17,12 @@ from typing import TYPE_CHECKING, Optional
 
 import numpy as np
 
-from translate.analysis.sweep.jobs import trained_range
 from translate.analysis.sweep.significance import (METRICS, Difference, Groups, SentenceStats, compare,
                                                    difference_from_samples, group_counts, seeds_needed)
 
 if TYPE_CHECKING:  # the aggregator hands itself in; spans never build one
     from translate.analysis.sweep.aggregate import Aggregator
-    from translate.analysis.sweep.jobs import Job, Setting
+    from translate.analysis.sweep.jobs import Job, JobSettings, Setting
 
 SHORT_MAX = 10          # short: at most 10 French words
 LONG_MIN = 11           # long: from 11 words (the source notes' "long" training set starts there)
@@ -44,9 +43,9 @@ class Span:
         return f"{self.low}-{self.high}" if self.high is not None else f"{self.low}+"
 
 
-def claim_spans(config: dict) -> list[Span]:
+def claim_spans(settings: "JobSettings") -> list[Span]:
     """The trained lengths and those beyond them, for a setting trained on a length range."""
-    lengths = trained_range(config)
+    lengths = settings.trained
     if lengths is None:
         return []
     low, high = lengths
@@ -85,7 +84,7 @@ def difference_columns(d: Difference, key: str, margin: float, base_score: Optio
 def span_rows(aggregator: "Aggregator", setting: "Setting", name: str, common: dict) -> list[dict]:
     """One row per claim span of `setting` on test set `name` (none for a setting trained on every length)."""
     jobs = [job for job in setting.jobs if name in job.test_sets()]
-    spans = claim_spans(setting.config)
+    spans = claim_spans(setting.settings)
     if not jobs or not spans:
         return []
     test = aggregator.test_set(jobs[0], name)
@@ -100,7 +99,7 @@ def span_rows(aggregator: "Aggregator", setting: "Setting", name: str, common: d
             continue
         own = [aggregator.stats(job, name, test).subset(indices) for job in jobs]
         row = dict(common, span=span.kind, low=span.low, high=span.high, bucket=f"{span.kind} {span.label}",
-                   sentences=len(indices), decides=len(indices) >= aggregator.rules.min_bucket,
+                   sentences=len(indices), decides=aggregator.rules.decides(len(indices)),
                    tested_steps=[job.tested_step for job in jobs], jobs=" ".join(job.name for job in jobs))
         for key in METRICS:
             row[key] = mean_of([s.score(key) for s in own])
@@ -124,8 +123,8 @@ def span_rows(aggregator: "Aggregator", setting: "Setting", name: str, common: d
 
 def per_sentence(job: "Job", name: str, metric: str) -> Optional[np.ndarray]:
     """(n,) a job's per-sentence alignment values on a test set (NaN where undefined), None when not recorded."""
-    by_length = (job.test_sets().get(name) or {}).get("by_length") or {}
-    values = (by_length.get("per_sentence") or {}).get(metric)
+    scores = job.test_sets().get(name)
+    values = scores.by_length.per_sentence.get(metric) if scores and scores.by_length else None
     if values is None:
         return None
     return np.asarray([np.nan if v is None else v for v in values], dtype=np.float64)

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Optional
 
 from translate.analysis.sweep.aggregate import ALL, Report, one_seed_bleu_tests, samples_for_holm, stars_reachable
+from translate.analysis.sweep.rules import decides
 from translate.analysis.sweep.spans import LONG_MIN, SHORT_MAX
 from translate.analysis.sweep.significance import p_text
 from translate.io import atomic_write_text
@@ -80,7 +81,7 @@ def markdown_table(header: list[str], lines: list[list[str]], align: Optional[li
 
 def bucket_header(row: dict, min_bucket: int) -> str:
     """"11-15 (n=241)"; "21+ (n=5, too few)" below min_bucket."""
-    return f"{row['bucket']} (n={row['sentences']}" + (", too few" if row["sentences"] < min_bucket else "") + ")"
+    return f"{row['bucket']} (n={row['sentences']}" + ("" if decides(row["sentences"], min_bucket) else ", too few") + ")"
 
 
 def pivot(report: Report, cell, title: str, test_set: str | None = None) -> list[str]:

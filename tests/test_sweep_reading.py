@@ -1,0 +1,84 @@
+"""The sweep reads what the runs wrote through the run's own types: every committed run's config.yaml and
+metrics.json load (older layouts included), a key a section no longer has is skipped, a key an older run lacked
+takes the section's default."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from omegaconf import OmegaConf
+
+from translate.analysis.run.metrics import CARRIED, BucketStatistics, RunMetrics
+from translate.analysis.run.settings import ReportSettings
+from translate.analysis.sweep.jobs import JobSettings, find_jobs
+from translate.analysis.sweep.references import corpus_settings
+from translate.analysis.sweep.rules import MARGIN, MIN_BUCKET, Rules, decides
+
+ROOT = Path(__file__).resolve().parents[1]
+RUNS = sorted((ROOT / "docs" / "results" / "runs").glob("**/metrics.json"))
+
+
+@pytest.mark.parametrize("metrics_path", RUNS, ids=[str(p.parent.relative_to(ROOT)) for p in RUNS])
+def test_every_committed_run_reads_through_the_types(metrics_path):
+    raw = json.loads(metrics_path.read_text())
+    metrics = RunMetrics.read(raw)
+    assert list(metrics.test_sets) == list(raw["test_sets"]) and metrics.test_set == raw["test_set"]
+    assert metrics.primary.bleu == raw["bleu"] and metrics.steps == raw.get("steps")
+    for name, scores in metrics.test_sets.items():
+        buckets = raw["test_sets"][name]["by_length"]["buckets"]
+        assert [b.bucket for b in scores.by_length.buckets] == [b["bucket"] for b in buckets]
+        assert [b.diagonal_share_normalised for b in scores.by_length.buckets] == [
+            b.get("diagonal_share_normalised") for b in buckets]
+    settings = JobSettings.read(OmegaConf.to_container(OmegaConf.load(metrics_path.parent / "config.yaml"),
+                                                       resolve=True))
+    assert settings.encoding == raw.get("encoding", settings.encoding)
+    assert [spec.name for spec in settings.test_sets] == list(raw["test_sets"])
+    folder = metrics_path.parent.name
+    if "_words" in folder:  # e.g. sinusoidal_none_words1-9_seed1
+        assert f"words{settings.train_words}_" in folder
+
+
+def test_a_sweep_groups_its_jobs_by_their_typed_settings():
+    jobs = find_jobs(ROOT / "docs" / "results" / "runs" / "seed_repro_cpu")
+    assert {job.settings.train_words for job in jobs} == {"1-9", "11-17"}
+    assert {job.settings.trained for job in jobs} == {(1, 9), (11, 17)}
+    sinusoidal = [job for job in jobs if job.settings.encoding == "sinusoidal" and job.settings.ablation == "none"]
+    assert len(sinusoidal) == 2 and all(job.tested_step == job.metrics.steps for job in sinusoidal)
+
+
+def test_an_older_config_is_read_with_the_sections_defaults():
+    tree = {"seed": 3, "encoding": {"name": "rope"}, "model": {"name": "tiny"},
+            "data": {"name": "tatoeba", "tokenizer": {"model_type": "unigram", "vocab_size": 8000,
+                                                      "character_coverage": 1.0},
+                     "corpus": {"_target_": "translate.data.corpora.Tatoeba"}, "train_max_words": 9,
+                     "a_key_since_removed": True}}
+    settings = JobSettings.read(tree)
+    assert (settings.seed, settings.encoding, settings.ablation, settings.model) == (3, "rope", "none", "tiny")
+    assert settings.trained == (1, 9) and settings.train_words == "1-9" and settings.test_sets == []
+    assert settings.report.min_bucket == ReportSettings().min_bucket == MIN_BUCKET
+    # the train-only filters (their role is declared on DataConfig) do not change which test sentences are read
+    assert corpus_settings(settings.data).train_max_words is None and settings.data.train_max_words == 9
+    assert JobSettings.read({"seed": 1}).trained is None and JobSettings.read({"seed": 1}).train_words == "all"
+
+
+def test_runs_before_test_sets_kept_one_split_at_the_top_level():
+    old = RunMetrics.read({"bleu": 20.0, "chrf": 40.0, "sentences": 3, "split": "valid", "steps": 10,
+                           "by_length": {"bucketed_by": "source_words", "buckets": [
+                               {"bucket": "1-5", "low": 1, "high": 5, "sentences": 3, "bleu": 20.0,
+                                "diagonal_share": 0.5, "a_statistic_since_removed": 1}]}})
+    assert list(old.test_sets) == ["valid"] and old.test_set == "valid" and old.primary.bleu == 20.0
+    bucket = old.primary.by_length.buckets[0]
+    assert (bucket.bucket, bucket.diagonal_share, bucket.monotonicity) == ("1-5", 0.5, None)
+    assert RunMetrics.read({}).test_sets == {} and RunMetrics.read({}).primary is None
+
+
+def test_the_carried_statistics_are_the_fields_of_bucket_statistics():
+    assert CARRIED == tuple(BucketStatistics.__dataclass_fields__)
+    assert "diagonal_share_normalised" in CARRIED and "length_ratio" in CARRIED
+
+
+def test_one_rule_decides_whether_a_bucket_counts():
+    assert Rules().min_bucket == MIN_BUCKET and Rules().margin == MARGIN == ReportSettings().equivalence_margin
+    assert decides(MIN_BUCKET) and not decides(MIN_BUCKET - 1) and not decides(None) and not decides(0)
+    assert Rules(min_bucket=5).decides(5) and not Rules(min_bucket=5).decides(4)

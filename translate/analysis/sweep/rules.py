@@ -1,0 +1,33 @@
+"""What decides a verdict, in one place: the smallest bucket that decides and the margin of "about the same" (their
+defaults are the run's own `report` settings, ReportSettings), and the test every table, span and claim applies."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+from translate.analysis.run.settings import ReportSettings
+
+MIN_BUCKET: int = ReportSettings.min_bucket          # report.min_bucket: smaller buckets are shown but decide nothing
+MARGIN: float = ReportSettings.equivalence_margin    # report.equivalence_margin: ±BLEU of "about the same"
+
+
+def decides(sentences: Optional[int], min_bucket: int = MIN_BUCKET) -> bool:
+    """Whether a bucket or span of `sentences` test sentences may decide a verdict (and carry a star)."""
+    return bool(sentences) and sentences >= min_bucket
+
+
+@dataclass
+class Rules:
+    """What decides a verdict: printed on the page. From the jobs' `report` config unless given."""
+
+    samples: int = 10000
+    min_bucket: int = MIN_BUCKET
+    margin: float = MARGIN
+    # True unless samples was given: draw more when Holm over the report's tests needs them (samples_for_holm).
+    draw_enough: bool = False
+
+    def decides(self, sentences: Optional[int]) -> bool:
+        return decides(sentences, self.min_bucket)
+
+    def as_dict(self) -> dict:
+        return {"samples": self.samples, "min_bucket": self.min_bucket, "equivalence_margin": self.margin}
