@@ -151,3 +151,16 @@ def test_alignment_contrasts_from_fabricated_per_sentence_values():
     assert row["baseline_long_minus_short"]["delta"] == pytest.approx(0.45 - 0.55)
     assert row["system_long_minus_short"]["delta"] == pytest.approx(0.15 - 0.45)
     assert (row["short_sentences"], row["long_sentences"]) == (4, 4)
+
+
+def test_each_line_of_a_verdict_says_which_test_set_it_reads():
+    """The README's summary keeps the lines that decided a claim on the primary test set: read from the lines' test
+    sets, not from their wording."""
+    from translate.analysis.sweep.readme_summary import claims_lines
+
+    verdict = no_pe_claim(two_groups(), "test")
+    short, long, between = verdict.details[:3]
+    assert (short.test_set, long.test_set, between.test_set, between.contrast) == ("test", "long_test", None, True)
+    assert [d.decides_on("test") for d in (short, long, between)] == [True, False, True]
+    summary = claims_lines([verdict], "test", "sweeps/x")
+    assert summary[3:] == [f"  - {short}", f"  - {between}"] and all(d.decides_on(None) for d in verdict.details)

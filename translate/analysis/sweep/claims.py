@@ -28,12 +28,32 @@ LEVEL = 0.05
 LONG_TEST_SET = "long_test"   # the reserved real long sentences (translate/data/long_reserve.py)
 
 
+class Detail(str):
+    """A line of a verdict, and what it reads: `test_set` (None: no one test set), `contrast`: the contrast between
+    two training groups, part of the decision on the primary test set whichever test sets it reads."""
+
+    test_set: Optional[str]
+    contrast: bool
+
+    def __new__(cls, text: str, test_set: Optional[str] = None, contrast: bool = False) -> "Detail":
+        line = super().__new__(cls, text)
+        line.test_set, line.contrast = test_set, contrast
+        return line
+
+    def decides_on(self, test_set: Optional[str]) -> bool:
+        """Whether the line is part of the decision on `test_set` (None: every line is)."""
+        return test_set is None or self.contrast or self.test_set == test_set
+
+
 @dataclass
 class Verdict:
     claim: str
     status: str = "not measured"    # supported, partly supported, inconclusive, not supported, not measured
-    details: list[str] = field(default_factory=list)
+    details: list[Detail] = field(default_factory=list)
     family: str = ""                # what its stars were adjusted over
+
+    def add(self, text: str, test_set: Optional[str] = None, contrast: bool = False) -> None:
+        self.details.append(Detail(text, test_set, contrast))
 
 
 @dataclass(frozen=True)
@@ -188,13 +208,12 @@ def zero_dims_claim(spans: list[dict], test_set: Optional[str], margin: float = 
         text = equivalence_text(r, margin, significant) if decides(r, min_bucket) else "too few to decide"
         if decides(r, min_bucket) and r["test_set"] == test_set:
             outcomes.append("yes" if r["equivalent_bleu"] else "no" if significant else "unclear")
-        verdict.details.append(f"{where(r)}: zero_dims minus sinusoidal {delta_text(r, family, index)}; {text}; "
-                               f"{lengths_text(r)}.")
+        verdict.add(f"{where(r)}: zero_dims minus sinusoidal {delta_text(r, family, index)}; {text}; "
+                    f"{lengths_text(r)}.", r["test_set"])
     verdict.status = status_of(outcomes)
     verdict.family = family.describe()
     if not found:
-        verdict.details.append("no sinusoidal + zero_dims job compared with sinusoidal on the short lengths it was "
-                               "trained on")
+        verdict.add("no sinusoidal + zero_dims job compared with sinusoidal on the short lengths it was trained on")
     return verdict
 
 
@@ -213,8 +232,8 @@ def no_pe_claim(spans: list[dict], test_set: Optional[str], margin: float = MARG
     long = cells(spans, is_nope, is_long_span)
     long_settings = list(dict.fromkeys(r["setting"] for r in long))
     if not short or not long_settings:
-        verdict.details.append(f"not measured: it needs no-PE and {pe.name} jobs trained on short sentences (at most "
-                               f"{SHORT_MAX} words) and on long ones (from {LONG_MIN}), each tested on its own lengths")
+        verdict.add(f"not measured: it needs no-PE and {pe.name} jobs trained on short sentences (at most "
+                    f"{SHORT_MAX} words) and on long ones (from {LONG_MIN}), each tested on its own lengths")
         verdict.family = family.describe()
         return verdict
     outcomes = []
@@ -234,20 +253,19 @@ def no_pe_claim(spans: list[dict], test_set: Optional[str], margin: float = MARG
                 parts = [short_same, long_worse, contrast_worse]
                 outcomes.append("yes" if all(parts) else "no" if not long_worse and not contrast_worse else
                                 "unclear" if long_worse and contrast_worse and not short_different else "partly")
-            verdict.details += [
-                f"short, {where(s)}: no PE minus {pe.name} {delta_text(s, family, i_short)}; "
-                f"{equivalence_text(s, margin, family.significant(i_short))}; {lengths_text(s)}.",
-                f"long, {where(lg)}: {delta_text(lg, family, i_long)}; "
-                f"{'worse' if long_worse else 'not shown to be worse'}; {lengths_text(lg)}.",
-                f"Δ_long − Δ_short between the two groups: {contrast.delta:+.2f} [{contrast.low:+.2f}, "
-                f"{contrast.high:+.2f}] BLEU ({p_text(contrast.p)}{family.star(i_contrast)}; {contrast.method}): "
-                + ("long sentences lose more." if contrast_worse else "not shown that long sentences lose more.")]
+            verdict.add(f"short, {where(s)}: no PE minus {pe.name} {delta_text(s, family, i_short)}; "
+                        f"{equivalence_text(s, margin, family.significant(i_short))}; {lengths_text(s)}.", s["test_set"])
+            verdict.add(f"long, {where(lg)}: {delta_text(lg, family, i_long)}; "
+                        f"{'worse' if long_worse else 'not shown to be worse'}; {lengths_text(lg)}.", lg["test_set"])
+            verdict.add(f"Δ_long − Δ_short between the two groups: {contrast.delta:+.2f} [{contrast.low:+.2f}, "
+                        f"{contrast.high:+.2f}] BLEU ({p_text(contrast.p)}{family.star(i_contrast)}; {contrast.method}): "
+                        + ("long sentences lose more." if contrast_worse else "not shown that long sentences lose more."),
+                        contrast=True)
     beyond = [r for r in spans if is_nope(r) and r.get("span") == "beyond" and r.get("delta_bleu") is not None
               and r["test_set"] in (test_set, LONG_TEST_SET)]
     if beyond:
-        verdict.details.append("Extrapolation, each model on lengths longer than any it trained on (not part of the "
-                               "claim): " + "; ".join(f"{where(r)}: {delta_text(r)}, {lengths_text(r)}"
-                                                       for r in beyond) + ".")
+        verdict.add("Extrapolation, each model on lengths longer than any it trained on (not part of the claim): "
+                    + "; ".join(f"{where(r)}: {delta_text(r)}, {lengths_text(r)}" for r in beyond) + ".")
     verdict.status = status_of(outcomes)
     verdict.family = family.describe()
     return verdict
@@ -292,7 +310,7 @@ def diagonal_claim(alignment: list[dict], test_set: Optional[str], min_bucket: i
                    if worse_long and shrinks else
                    "no PE aligns worse on long sentences, by about as much as on short ones" if worse_long else
                    "not shown that no PE aligns worse on long sentences")
-        verdict.details.append(
+        verdict.add(
             f"`{r['test_set']}`, {in_group(r['group'])} ({r['seeds']} seed{'s' * (r['seeds'] != 1)}; "
             f"{r['short_sentences']:,} sentences of ≤ {SHORT_MAX} words, {r['long_sentences']:,} of ≥ {LONG_MIN}), "
             f"{METRIC_NAMES[r['metric']]}: {pe.name} {r['baseline_short']:.3f} short, {r['baseline_long']:.3f} long; "
@@ -301,11 +319,11 @@ def diagonal_claim(alignment: list[dict], test_set: Optional[str], min_bucket: i
             f"{quantity_text(r['gap_interaction'], family.star(i_interaction))}. Long − short within each model: "
             f"{pe.name} {quantity_text(r['baseline_long_minus_short'])}, no PE "
             f"{quantity_text(r['system_long_minus_short'])}: "
-            + (reading if deciding else "too few sentences to decide") + ".")
+            + (reading if deciding else "too few sentences to decide") + ".", r["test_set"])
     verdict.status = status_of(outcomes)
     verdict.family = family.describe()
     if not verdict.details:
-        verdict.details.append(f"no per-sentence alignment numbers for both {pe.name} and no-PE jobs")
+        verdict.add(f"no per-sentence alignment numbers for both {pe.name} and no-PE jobs")
     return verdict
 
 

@@ -61,12 +61,12 @@ def check_control(control: Control, spans: list[dict], test_set: str | None, mar
             text = equivalence_text(r, margin, significant)
         if decides(r, min_bucket) and r["test_set"] == test_set:
             outcomes.append(text.split(":")[0].split(" (")[0])
-        verdict.details.append(f"{where(r)}: {control.ablation} minus sinusoidal {delta_text(r, family, index)}; "
-                               f"{text}; {lengths_text(r)}.")
+        verdict.add(f"{where(r)}: {control.ablation} minus sinusoidal {delta_text(r, family, index)}; {text}; "
+                    f"{lengths_text(r)}.", r["test_set"])
     verdict.status = outcomes[0] if len(set(outcomes)) == 1 else "differs between training groups" if outcomes \
         else "not measured"
     if control.must_hurt:
-        verdict.details.append(what_it_means(worse))
+        verdict.add(what_it_means(worse))
     verdict.family = family.describe()
     return verdict
 

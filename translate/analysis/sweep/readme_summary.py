@@ -47,8 +47,7 @@ def claims_lines(verdicts: list[Verdict], test_set: Optional[str], source: str) 
              f"method and the attention maps):", ""]
     for verdict in verdicts:
         lines.append(f"- **{verdict.claim}** — {verdict.status}.")
-        lines += [f"  - {d}" for d in verdict.details
-                  if test_set is None or f"`{test_set}`" in d.split(":")[0] or d.startswith("Δ_long − Δ_short")]
+        lines += [f"  - {d}" for d in verdict.details if d.decides_on(test_set)]
     return lines
 
 

@@ -135,13 +135,24 @@ def verdict_lines(verdicts: list[Verdict], note: str = "") -> list[str]:
             + ([f"- {v.family}."] if v.family else []) + [""]]
 
 
-def claims_section(report: Report, against: dict[str, Report]) -> list[str]:
-    """The three claims, each decided on the primary test set and listed on every test set; then the controls of
-    (a), and (b) and (c) read against each other encoding of `against` (see reports_against)."""
-    rules = report.rules
+def primary_test_set(report: Report) -> Optional[str]:
+    """The test set every verdict is decided on: the report's first."""
     names = test_set_names(report)
-    primary = names[0] if names else None
-    verdicts = check_claims(report.spans, report.alignment, primary, rules.margin, rules.min_bucket)
+    return names[0] if names else None
+
+
+def verdicts_of(report: Report) -> list[Verdict]:
+    """The three claims, decided on the primary test set (claims.check_claims)."""
+    return check_claims(report.spans, report.alignment, primary_test_set(report), report.rules.margin,
+                        report.rules.min_bucket)
+
+
+def claims_section(report: Report, against: dict[str, Report], verdicts: list[Verdict]) -> list[str]:
+    """The three claims' `verdicts` (verdicts_of), each decided on the primary test set and listed on every test
+    set; then the controls of (a), and (b) and (c) read against each other encoding of `against` (see
+    reports_against)."""
+    rules = report.rules
+    primary = primary_test_set(report)
     lines = [f"Each verdict is decided on `{primary}` (the corpus's own test split; (b) reads the long group on the "
              f"reserved long test set where the runs have it) and lists the other test sets beside it.", ""]
     lines += verdict_lines(verdicts) + verdict_lines(check_controls(report.spans, primary, rules.margin,
@@ -187,7 +198,7 @@ def span(rows: list[dict], key: str, digits: int) -> str:
     return f"{number(values[0], digits)}–{number(values[-1], digits)}"
 
 
-def results_markdown(report: Report, sweep_dir: Path, assets: Path, link: str) -> str:
+def results_markdown(report: Report, sweep_dir: Path, assets: Path, link: str, verdicts: list[Verdict]) -> str:
     whole = [r for r in report.rows if r["bucket"] == ALL]
     first = whole[0] if whole else {}
     tests = ", ".join(f"`{name}`" for name in test_set_names(report))
@@ -198,7 +209,7 @@ def results_markdown(report: Report, sweep_dir: Path, assets: Path, link: str) -
              f"{span(whole, 'train_minutes', 1)} training minutes per job). Each model is trained on Tatoeba "
              f"pairs of one length range and tested on each test set ({tests}), bucketed by French word count.", "",
              "## What the numbers say", ""]
-    lines += claims_section(report, reports_against(sweep_dir, report))
+    lines += claims_section(report, reports_against(sweep_dir, report), verdicts)
     lines += ["## Scores", ""] + scores_section(report)
     for key, label, name in PLOTS:
         source = sweep_dir / "report" / name
@@ -244,10 +255,8 @@ def write_results_page(sweep_dir: Path, out: Path, readme: Optional[Path] = None
     sweep_dir, out = Path(sweep_dir), Path(out)
     report = load_report(sweep_dir)
     assets = fresh_assets(out)
-    atomic_write_text(out, results_markdown(report, sweep_dir, assets, assets.name))
+    verdicts = verdicts_of(report)  # decided once, for the page and the README's summary
+    atomic_write_text(out, results_markdown(report, sweep_dir, assets, assets.name, verdicts))
     if readme is not None:
-        names = test_set_names(report)
-        primary = names[0] if names else None
-        verdicts = check_claims(report.spans, report.alignment, primary, report.rules.margin, report.rules.min_bucket)
-        update_readme(Path(readme), "claims", claims_lines(verdicts, primary, str(sweep_dir)))
+        update_readme(Path(readme), "claims", claims_lines(verdicts, primary_test_set(report), str(sweep_dir)))
     return out
