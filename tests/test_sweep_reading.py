@@ -82,3 +82,16 @@ def test_one_rule_decides_whether_a_bucket_counts():
     assert Rules().min_bucket == MIN_BUCKET and Rules().margin == MARGIN == ReportSettings().equivalence_margin
     assert decides(MIN_BUCKET) and not decides(MIN_BUCKET - 1) and not decides(None) and not decides(0)
     assert Rules(min_bucket=5).decides(5) and not Rules(min_bucket=5).decides(4)
+
+
+def test_the_csv_columns_are_the_report_rows_fields_with_every_carried_statistic():
+    from dataclasses import fields
+
+    from translate.analysis.sweep.tables import CSV_COLUMNS, ReportRow
+
+    assert CSV_COLUMNS == tuple(f.name for f in fields(ReportRow))
+    assert set(CARRIED) <= set(CSV_COLUMNS) and "repeated_words" in CSV_COLUMNS
+    at = CSV_COLUMNS.index("interval") + 1  # the statistics sit between the scores and the comparison
+    assert CSV_COLUMNS[at:at + len(CARRIED)] == CARRIED and CSV_COLUMNS[at + len(CARRIED)] == "delta_bleu"
+    row = ReportRow.of({"setting": "rope", "bucket": "all", "diagonal_share": 0.5, "delta_bleu_low90": -1.0})
+    assert (row.setting, row.diagonal_share, row.monotonicity) == ("rope", 0.5, None)

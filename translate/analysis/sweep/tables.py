@@ -3,27 +3,96 @@ report.md (the tables people read)."""
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import json
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
+from translate.analysis.run.metrics import BucketStatistics
 from translate.analysis.sweep.aggregate import ALL, Report, one_seed_bleu_tests, samples_for_holm, stars_reachable
 from translate.analysis.sweep.rules import decides
 from translate.analysis.sweep.spans import LONG_MIN, SHORT_MAX
 from translate.analysis.sweep.significance import p_text
 from translate.io import atomic_write_text
 
-CSV_COLUMNS = ("setting", "pe", "group", "test_set", "encoding", "ablation", "train_words", "model", "seeds",
-               "bucket", "low", "high", "sentences", "lengths", "decides", "bleu", "bleu_low", "bleu_high", "bleu_std",
-               "chrf", "chrf_low", "chrf_high", "chrf_std", "interval", "diagonal_share", "diagonal_share_normalised",
-               "diagonal_share_normalised_low", "diagonal_share_normalised_high", "monotonicity",
-               "attention_entropy", "length_ratio", "delta_bleu", "delta_bleu_low", "delta_bleu_high",
-               "delta_bleu_std", "p_bleu", "p_bleu_holm", "delta_chrf", "delta_chrf_low", "delta_chrf_high",
-               "delta_chrf_std", "p_chrf", "p_chrf_holm", "test_bleu", "delta_interaction_bleu",
-               "delta_interaction_bleu_low", "delta_interaction_bleu_high", "p_interaction_bleu",
-               "p_interaction_bleu_holm", "family", "repeated_words", "parameters", "target_tokens_per_s",
-               "train_minutes", "steps", "tested_step", "jobs")
+@dataclass
+class RowScores:
+    """What a report row is about and its scores: the first columns of report.csv."""
+
+    setting: Optional[str] = None
+    pe: Optional[str] = None
+    group: Optional[str] = None
+    test_set: Optional[str] = None
+    encoding: Optional[str] = None
+    ablation: Optional[str] = None
+    train_words: Optional[str] = None
+    model: Optional[str] = None
+    seeds: Optional[int] = None
+    bucket: Optional[str] = None           # a length bucket, or "all": the whole test set
+    low: Optional[int] = None
+    high: Optional[int] = None
+    sentences: Optional[int] = None
+    lengths: Optional[str] = None          # trained, partly, beyond (see LENGTH_LABELS)
+    decides: Optional[bool] = None         # rules.decides: enough sentences to decide a verdict
+    bleu: Optional[float] = None
+    bleu_low: Optional[float] = None
+    bleu_high: Optional[float] = None
+    bleu_std: Optional[float] = None
+    chrf: Optional[float] = None
+    chrf_low: Optional[float] = None
+    chrf_high: Optional[float] = None
+    chrf_std: Optional[float] = None
+    interval: Optional[str] = None
+
+
+@dataclass
+class RowComparison:
+    """Δ against the baseline, the columns of report.csv (report.json holds every column of each Difference)."""
+
+    delta_bleu: Optional[float] = None
+    delta_bleu_low: Optional[float] = None
+    delta_bleu_high: Optional[float] = None
+    delta_bleu_std: Optional[float] = None
+    p_bleu: Optional[float] = None
+    p_bleu_holm: Optional[float] = None
+    delta_chrf: Optional[float] = None
+    delta_chrf_low: Optional[float] = None
+    delta_chrf_high: Optional[float] = None
+    delta_chrf_std: Optional[float] = None
+    p_chrf: Optional[float] = None
+    p_chrf_holm: Optional[float] = None
+    test_bleu: Optional[str] = None
+    delta_interaction_bleu: Optional[float] = None
+    delta_interaction_bleu_low: Optional[float] = None
+    delta_interaction_bleu_high: Optional[float] = None
+    p_interaction_bleu: Optional[float] = None
+    p_interaction_bleu_holm: Optional[float] = None
+
+
+@dataclass
+class ReportRow(RowComparison, BucketStatistics, RowScores):
+    """One line of report.csv: its fields are the columns, in order (RowScores, the per-bucket statistics the runs
+    record (BucketStatistics), RowComparison, then these). A per-bucket statistic added to BucketStatistics is a
+    column here without further code."""
+
+    family: Optional[str] = None           # Holm's family of the row's tests (aggregate.family_of)
+    repeated_words: Optional[float] = None
+    parameters: Optional[int] = None
+    target_tokens_per_s: Optional[float] = None
+    train_minutes: Optional[float] = None
+    steps: Optional[int] = None
+    tested_step: Optional[str] = None
+    jobs: Optional[str] = None
+
+    @classmethod
+    def of(cls, row: dict) -> "ReportRow":
+        """The columns of an aggregate row (report.json holds the rest)."""
+        return cls(**{f.name: row.get(f.name) for f in dataclasses.fields(cls)})
+
+
+CSV_COLUMNS = tuple(f.name for f in dataclasses.fields(ReportRow))
 
 
 # A bucket's place against the lengths a job trained on, as column headers say it.
@@ -32,9 +101,9 @@ LENGTH_LABELS = {"trained": "trained lengths", "partly": "partly trained", "beyo
 
 def csv_text(report: Report) -> str:
     out = io.StringIO()
-    writer = csv.DictWriter(out, CSV_COLUMNS, extrasaction="ignore", lineterminator="\n")
+    writer = csv.DictWriter(out, CSV_COLUMNS, lineterminator="\n")
     writer.writeheader()
-    writer.writerows(report.rows)
+    writer.writerows(dataclasses.asdict(ReportRow.of(row)) for row in report.rows)
     return out.getvalue()
 
 
