@@ -1,20 +1,23 @@
 """Commit `make train`'s run as the README's default-run figures: its small files (no checkpoints) go to
-docs/results/runs/default_train/, and README.md's `default` block is written from its metrics.json.
+docs/results/runs/default_train/, and README.md's `default` block is written from its metrics.json. With --loaded,
+the same command run on busy cores goes to docs/results/runs/default_train_loaded/ and the block says whether it
+gave the same model (the weights' SHA-256 in each metrics.json) and how long it took.
 
     python scripts/write_default_run.py runs/2026-11-25/13-00-00          # a finished run folder of `make train`
+    python scripts/write_default_run.py QUIET_RUN --loaded BUSY_RUN       # the same command, quiet and busy
     python scripts/write_default_run.py docs/results/runs/default_train --readme README.md   # the block again
 """
 from __future__ import annotations
 
 import argparse
-import json
 import shutil
 import sys
 from pathlib import Path
 
-from translate.analysis.sweep.readme_summary import default_run_lines, update_readme
+from translate.analysis.sweep.readme_summary import default_run_block, update_readme
 
 DEST = Path("docs/results/runs/default_train")
+LOADED_DEST = Path("docs/results/runs/default_train_loaded")
 SMALL = ("config.yaml", "metrics.json", "train.log")
 
 
@@ -36,14 +39,18 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("run_dir", type=Path, help="a finished run folder of make train")
     parser.add_argument("--dest", type=Path, default=DEST)
+    parser.add_argument("--loaded", type=Path, help="the same command's run folder from cores shared with other jobs")
+    parser.add_argument("--loaded-dest", type=Path, default=LOADED_DEST)
     parser.add_argument("--readme", type=Path, default=Path("README.md"))
     args = parser.parse_args(argv)
-    if not (args.run_dir / "metrics.json").exists():
-        print(f"error: {args.run_dir / 'metrics.json'} does not exist: expected a finished run folder", file=sys.stderr)
-        return 2
+    for run_dir in filter(None, (args.run_dir, args.loaded)):
+        if not (run_dir / "metrics.json").exists():
+            print(f"error: {run_dir / 'metrics.json'} does not exist: expected a finished run folder", file=sys.stderr)
+            return 2
     collect(args.run_dir, args.dest)
-    metrics = json.loads((args.dest / "metrics.json").read_text(encoding="utf-8"))
-    if not update_readme(args.readme, "default", default_run_lines(metrics, str(args.dest))):
+    if args.loaded:
+        collect(args.loaded, args.loaded_dest)
+    if not update_readme(args.readme, "default", default_run_block(str(args.dest), str(args.loaded_dest))):
         print(f"error: {args.readme} has no <!-- results:default --> block", file=sys.stderr)
         return 2
     print(f"wrote {args.dest} and the default block of {args.readme}")

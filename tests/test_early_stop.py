@@ -68,4 +68,4 @@ def test_the_default_budget_is_in_steps():
     from conftest import make_config
 
     train = make_config().train
-    assert train.max_minutes is None and train.max_steps == 600
+    assert train.max_minutes is None and train.max_steps == 1500

@@ -68,10 +68,23 @@ def test_the_readme_default_run_block_is_its_committed_metrics():
     """The default run's figures in the README are written from its committed metrics.json by code."""
     import json
 
-    from translate.analysis.sweep.readme_summary import default_run_lines, replace_block
+    from translate.analysis.sweep.readme_summary import default_run_block, replace_block
 
-    folder = Path("docs/results/runs/default_train")
+    folder, loaded = Path("docs/results/runs/default_train"), "docs/results/runs/default_train_loaded"
     metrics = json.loads((ROOT / folder / "metrics.json").read_text())
     readme = (ROOT / "README.md").read_text()
-    assert replace_block(readme, "default", default_run_lines(metrics, str(folder))) == readme
+    assert replace_block(readme, "default", default_run_block(str(folder), loaded, ROOT)) == readme
     assert f"{metrics['test_sets']['test']['bleu']:.2f}" in readme and not list((ROOT / folder).glob("*.pt"))
+
+
+def test_the_busy_run_sentence_says_whether_the_model_and_scores_are_the_same():
+    from translate.analysis.sweep.readme_summary import loaded_run_lines
+
+    quiet = {"weights_sha256": "ab" * 32, "run_minutes": 19.5, "steps": 1500, "test_sets": {"test": {"bleu": 38.1}}}
+    busy = {**quiet, "run_minutes": 61.25}
+    line = loaded_run_lines(quiet, busy, "runs/busy")[-1]
+    assert "1,500 steps in 61.2 minutes in all (quiet: 19.5)" in line
+    assert "the same weights bit for bit" in line and "the same test BLEU" in line
+    other = loaded_run_lines(quiet, {**busy, "weights_sha256": "cd" * 32, "test_sets": {"test": {"bleu": 37.9}}},
+                             "runs/busy")[-1]
+    assert "other weights" in other and "`test` 37.9 against 38.1" in other

@@ -17,7 +17,7 @@ from translate.data.corpora import Tatoeba
 from translate.data.cleaning import DropCounts, clean_pairs
 from translate.cli.evaluate import evaluate
 from translate.cli.train import run
-from translate.training.checkpoint import load_checkpoint
+from translate.training.checkpoint import load_checkpoint, weights_digest
 
 REPO = Path(__file__).resolve().parents[1]
 CORPORA = Path(os.environ.get("TRANSLATE_DATA_DIR") or REPO.parent / "shared" / "data")  # as the code finds them
@@ -56,6 +56,8 @@ def test_a_seeded_run_repeats_exactly_and_a_resumed_run_continues(tmp_path, tiny
     assert losses_a == losses_b and first["bleu"] == again["bleu"]
     weights = [load_checkpoint(tmp_path / name / "last.pt")["model"] for name in ("a", "b")]
     assert all(torch.equal(weights[0][k], weights[1][k]) for k in weights[0])  # the same model, bit for bit
+    assert first["weights_sha256"] == again["weights_sha256"] == weights_digest(weights[0])  # what metrics.json shows
+    assert 0 < first["run_minutes"] and first["train_minutes"] <= first["run_minutes"]
     resumed = run(tiny_config("train.max_steps=20", "train.resume=auto"), tmp_path / "a")
     assert resumed["steps"] == 20
     steps = [s for s, _ in scalars(tmp_path / "a" / "tb")["train/loss"]]

@@ -15,6 +15,7 @@ import logging
 import os
 import shutil
 import sys
+import time
 from functools import partial
 from pathlib import Path
 
@@ -31,7 +32,8 @@ from translate.analysis.run.alignment_error import silver_reference
 from translate.analysis.run.callback import LengthReport
 from translate.analysis.run.report_split import training_lengths, training_lengths_note
 from translate.analysis.run.test_set_reports import score_test_sets
-from translate.training.checkpoint import RESUME_RECORDS, CheckpointError, load_checkpoint, newest_valid_checkpoint
+from translate.training.checkpoint import (RESUME_RECORDS, CheckpointError, load_checkpoint, newest_valid_checkpoint,
+                                           weights_digest)
 from translate.cli.piece import in_piece
 from translate.cli.preflight import check_overrides, check_run_dir
 from translate.io import WriteError, atomic_write_text, remove_partial_writes
@@ -64,6 +66,7 @@ def resume_from(setting: str | None, run_dir: Path) -> tuple[Path, dict] | None:
 
 def run(cfg: DictConfig, run_dir: Path) -> dict:
     """Train and test; returns the test metrics. Shared by the CLI and the tests."""
+    started = time.perf_counter()
     settings = validate_config(cfg)
     if settings.train.num_threads:
         torch.set_num_threads(settings.train.num_threads)
@@ -89,7 +92,9 @@ def run(cfg: DictConfig, run_dir: Path) -> dict:
         trainer.writer, tested_step, training_lengths(settings.data), training_lengths_note(settings.data), silver)
     metrics.update(corpus=settings.data.name, encoding=settings.encoding.name, ablation=settings.ablation.name,
                    model=settings.model.name, **trainer.summary(),
-                   checkpoint=str(tested), tested_step=tested_step)
+                   checkpoint=str(tested), tested_step=tested_step,
+                   weights_sha256=weights_digest(trainer.model.state_dict()),
+                   run_minutes=round((time.perf_counter() - started) / 60, 2))
     if runtime.is_main:
         atomic_write_text(run_dir / "metrics.json", json.dumps(metrics, indent=2, ensure_ascii=False) + "\n")
         if trainer.writer:

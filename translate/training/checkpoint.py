@@ -12,6 +12,7 @@ without running anything, and a record it lacks is named.
 """
 from __future__ import annotations
 
+import hashlib
 import logging
 import pickle
 import re
@@ -39,6 +40,17 @@ RESUME_RECORDS = tuple(RECORDS)                                 # what continuin
 
 class CheckpointError(RuntimeError):
     pass
+
+
+def weights_digest(weights: dict[str, torch.Tensor]) -> str:
+    """SHA-256 of a model's weights (names, dtypes, shapes and bytes, in name order): two runs with equal digests
+    hold the same model bit for bit, which a metrics.json can then show without shipping the checkpoint."""
+    digest = hashlib.sha256()
+    for name in sorted(weights):
+        tensor = weights[name].detach().to("cpu").contiguous()
+        digest.update(f"{name}|{tensor.dtype}|{tuple(tensor.shape)}|".encode())
+        digest.update(tensor.view(torch.uint8).numpy().tobytes() if tensor.numel() else b"")
+    return digest.hexdigest()
 
 
 def save_checkpoint(path: Path, state: dict[str, Any], keep_previous: bool = False) -> None:
