@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import MISSING, dataclass, field, fields
-from typing import Any, Callable, ClassVar
+from typing import Any, Callable, ClassVar, Optional
 
 from translate.config.errors import ConfigError, not_allowed
 
@@ -19,13 +19,16 @@ class Rule:
     allowed: str                 # completes "expected ..."
 
 
-# A setting's role beyond what it is, declared on its field (setting(role=...)) and read by the sweep report.
+# A setting's role beyond what it is, declared on its field (setting(role=...)), or on its section's class (ROLE) for
+# every field of the section; read by the sweep report.
 TRAIN_ONLY = "train only"   # changes the training pairs, never the test sets
+HOW_IT_RAN = "how it ran"   # where or how a job ran or was reported (device, threads, paths, logging), not what it
+                            # trained: jobs that differ only there are one setting
 
 
 def setting(rule: Rule | None = None, default: Any = MISSING, optional: bool = False, factory: Any = MISSING,
             role: str | None = None):
-    """A field; optional: None is allowed too (and skips the rule); role: see TRAIN_ONLY."""
+    """A field; optional: None is allowed too (and skips the rule); role: see TRAIN_ONLY and HOW_IT_RAN."""
     metadata = {"rule": rule, "optional": optional, "role": role}
     if factory is not MISSING:
         return field(default_factory=factory, metadata=metadata)
@@ -33,8 +36,20 @@ def setting(rule: Rule | None = None, default: Any = MISSING, optional: bool = F
 
 
 def with_role(cls: type, role: str) -> list[str]:
-    """The names of the fields of dataclass `cls` declared with `role`."""
-    return [f.name for f in fields(cls) if f.metadata.get("role") == role]
+    """The names of the fields of dataclass `cls` with `role`: declared on the field, or on the class (ROLE)."""
+    return [f.name for f in fields(cls) if (f.metadata.get("role") or getattr(cls, "ROLE", None)) == role]
+
+
+def keys_with_role(sections: dict[str, type], role: str) -> list[str]:
+    """The dotted keys ("train.device") of the sections' fields with `role`, sections given as {key: dataclass}. A
+    section whose class has that ROLE gives "report.": any key under it, the keys of older runs included."""
+    keys: list[str] = []
+    for section, cls in sections.items():
+        if getattr(cls, "ROLE", None) == role:
+            keys.append(f"{section}.")
+        else:
+            keys += [f"{section}.{name}" for name in with_role(cls, role)]
+    return keys
 
 
 def finite(v: Any) -> bool:
@@ -61,6 +76,7 @@ def one_of(*choices: str) -> Rule:
 @dataclass
 class Checked:
     SECTION: ClassVar[str] = ""  # the config group, for error messages: "train" -> "train.lr=..."
+    ROLE: ClassVar[Optional[str]] = None  # the role of every field of the section (see HOW_IT_RAN), if any
 
     def __post_init__(self) -> None:
         for f in fields(self):

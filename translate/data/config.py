@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, List, Optional
 
-from translate.config.fields import TRAIN_ONLY, Checked, Rule, at_least, number_in, one_of, setting
+from translate.config.fields import HOW_IT_RAN, TRAIN_ONLY, Checked, Rule, at_least, number_in, one_of, setting
 
 TEXT = Rule(lambda v: v != "", "a non-empty string")
 WORD_RANGE = Rule(lambda v: len(v) == 2 and all(isinstance(n, int) and n >= 1 for n in v) and v[0] <= v[1],
@@ -28,8 +28,8 @@ class DataConfig(Checked):
     name: str = setting(TEXT)
     tokenizer: TokenizerConfig = setting()
     corpus: Any = field(default_factory=dict)        # {_target_: a Corpus class, its settings}
-    path: Optional[str] = setting(TEXT, default=None, optional=True)
-    cache_dir: Optional[str] = setting(TEXT, default=None, optional=True)
+    path: Optional[str] = setting(TEXT, default=None, optional=True, role=HOW_IT_RAN)
+    cache_dir: Optional[str] = setting(TEXT, default=None, optional=True, role=HOW_IT_RAN)
     train_min_words: Optional[int] = setting(at_least(1), default=None, optional=True, role=TRAIN_ONLY)
     train_max_words: Optional[int] = setting(at_least(1), default=None, optional=True, role=TRAIN_ONLY)
     train_limit: Optional[int] = setting(at_least(1), default=None, optional=True, role=TRAIN_ONLY)

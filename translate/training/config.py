@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar, List, Optional
 
-from translate.config.fields import Checked, Rule, above, at_least, number_in, one_of, setting
+from translate.config.fields import HOW_IT_RAN, Checked, Rule, above, at_least, number_in, one_of, setting
 
 BOOL = Rule(lambda v: isinstance(v, bool), "true or false")
 
@@ -27,18 +27,19 @@ class TrainConfig(Checked):
     max_bad_steps: int = setting(at_least(1))
     valid_every: int = setting(at_least(1))
     valid_bleu_limit: Optional[int] = setting(at_least(1), optional=True)
-    log_every: int = setting(at_least(1))
-    save_every: int = setting(at_least(1))
-    resume: Optional[str] = setting(Rule(lambda v: v != "", "null, auto or a checkpoint path"), optional=True)
-    device: str = setting(one_of("auto", "cpu", "cuda", "mps"))
-    precision: str = setting(one_of("auto", "fp32", "bf16"))
-    compile: bool = setting(BOOL)
+    log_every: int = setting(at_least(1), role=HOW_IT_RAN)
+    save_every: int = setting(at_least(1), role=HOW_IT_RAN)
+    resume: Optional[str] = setting(Rule(lambda v: v != "", "null, auto or a checkpoint path"), optional=True,
+                                    role=HOW_IT_RAN)
+    device: str = setting(one_of("auto", "cpu", "cuda", "mps"), role=HOW_IT_RAN)
+    precision: str = setting(one_of("auto", "fp32", "bf16"), role=HOW_IT_RAN)
+    compile: bool = setting(BOOL, role=HOW_IT_RAN)
     compile_backend: str = setting(one_of("inductor", "aot_eager", "eager"))
     pad_shapes: Any = setting(Rule(lambda v: v == "auto" or isinstance(v, bool), "auto, true or false"))
     flex_attention: bool = setting(BOOL)
     shape_multiple: int = setting(at_least(1))
-    num_threads: Optional[int] = setting(at_least(1), optional=True)
-    samples: int = setting(at_least(0))
+    num_threads: Optional[int] = setting(at_least(1), optional=True, role=HOW_IT_RAN)
+    samples: int = setting(at_least(0), role=HOW_IT_RAN)
     # stop after this many validations in a row without a better valid BLEU (null: train to the step/time budget)
     early_stop_patience: Optional[int] = setting(at_least(1), default=None, optional=True)
     # the model the test sets score: the last step's (every job of a comparison at its one step budget), or the

@@ -5,7 +5,7 @@ from dataclasses import dataclass
 from typing import ClassVar, List, Optional
 
 from translate.analysis.buckets import LENGTH_OF
-from translate.config.fields import Checked, Rule, above, at_least, one_of, setting
+from translate.config.fields import HOW_IT_RAN, Checked, Rule, above, at_least, one_of, setting
 
 ATTENTION_IMAGES = ("cross", "cross_heads", "encoder_self", "decoder_self")
 IMAGES = ATTENTION_IMAGES + ("encoding", "bar_chart", "bleu_curve")
@@ -16,6 +16,7 @@ INCREASING = Rule(lambda v: len(v) >= 1 and all(e >= 1 for e in v) and all(a < b
 @dataclass
 class ReportSettings(Checked):
     SECTION: ClassVar[str] = "report"
+    ROLE: ClassVar[Optional[str]] = HOW_IT_RAN  # how a run was reported, never what it trained
 
     # source_words, reference_words (English words) or source_subwords (SentencePiece pieces)
     bucket_by: str = setting(one_of(*LENGTH_OF), default="source_words")

@@ -18,7 +18,11 @@ from translate.analysis.run.settings import ReportSettings
 from translate.data.config import DataConfig
 from translate.data.test_sets import TestSetSpec, parse_test_sets
 
-# Keys (dotted, or a section followed by ".") that say where or how a job ran, not what it trained.
+# Keys (dotted, or a section followed by ".") that say where or how a job ran, not what it trained: the top-level seed
+# (jobs differing only in it are seeds of one setting), piece and run_name, and the fields of the run's sections
+# declared with role HOW_IT_RAN (translate.config.fields; the whole report section by its class). A copy of what those
+# roles give, because the train section's class lives in training, which analysis may not import (the floors in
+# pyproject.toml); tests/test_setting_roles.py checks that the two agree.
 NOT_SETTINGS = ("seed", "piece", "run_name", "train.resume", "train.device", "train.num_threads", "train.precision",
                 "train.compile", "train.log_every", "train.save_every", "train.samples", "data.path",
                 "data.cache_dir", "report.")
