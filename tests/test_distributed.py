@@ -160,3 +160,45 @@ def test_rank_budget_names_the_key_when_too_small():
     assert rank_budget(6000, runtime, "train.max_tokens") == 1500
     with pytest.raises(ValueError, match="train.max_sentences=3 split over 4 processes"):
         rank_budget(3, runtime, "train.max_sentences")
+
+
+def test_the_batch_plan_gives_each_rank_its_share_once_for_batches_and_shapes(tiny_data):
+    from dataclasses import replace
+
+    from translate.training.batch_plan import BatchPlan
+    from translate.training.device import Runtime
+
+    train = replace(typed_train(), pad_shapes=True)
+    lengths = tiny_data.splits["train"].lengths()
+    ranks = [BatchPlan.of(train, Runtime(torch.device("cpu"), None, rank=r, world_size=2), lengths, seed=1)
+             for r in (0, 1)]
+    single = BatchPlan.of(train, Runtime(torch.device("cpu"), None), lengths, seed=1)
+    plan = ranks[0]
+    assert (plan.max_tokens, plan.max_sentences) == (train.max_tokens // 2, train.max_sentences // 2)
+    assert (plan.shapes.max_tokens, plan.shapes.max_sentences) == (plan.max_tokens, plan.max_sentences)
+    assert single.shapes.max_tokens == train.max_tokens
+    first, second = ranks[0].epoch(0), ranks[1].epoch(0)
+    assert len(first) == len(second) and not {i for b in first for i in b} & {i for b in second for i in b}
+    assert ranks[0].epoch(0) == first and ranks[0].epoch(1) != first  # fixed by seed and epoch, new each epoch
+    assert max(len(b) for b in first) <= plan.max_sentences
+
+
+def typed_train():
+    from conftest import TINY_RUN, make_config
+    from translate.assembly.settings import validate_config
+
+    return validate_config(make_config(*TINY_RUN)).train
+
+
+def test_a_callback_without_the_three_methods_is_refused_when_the_trainer_is_built(tiny_config, tiny_data, tmp_path):
+    from translate.assembly.settings import validate_config
+    from translate.assembly.trainer import build_trainer
+    from translate.training.device import make_runtime
+
+    class OnlyValidates:
+        def on_validate(self, step: int) -> None:
+            pass
+
+    with pytest.raises(TypeError, match="needs on_start, on_validate and on_end"):
+        build_trainer(validate_config(tiny_config()), tiny_data, make_runtime("cpu", "fp32"), tmp_path,
+                      [lambda translator, writer: OnlyValidates()], writer=False)

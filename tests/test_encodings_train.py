@@ -24,9 +24,9 @@ def test_the_encoding_folder_is_found():
 def test_training_lowers_the_held_out_loss(name, tiny_config, tiny_data, tmp_path):
     cfg = tiny_config(f"encoding={name}", "model.dropout=0.0")
     trainer = build_trainer(validate_config(cfg), tiny_data, make_runtime("cpu", "fp32"), tmp_path)
-    before = trainer.valid_loss()["loss"]
+    before = trainer.validator.loss()["loss"]
     batches = trainer.epoch_batches(0)
     losses = [trainer.train_step(batches[i % len(batches)]) for i in range(STEPS)]
     assert all(stats is not None for stats in losses), "a step had a non-finite loss or gradient"
-    after = trainer.valid_loss()["loss"]
+    after = trainer.validator.loss()["loss"]
     assert after < before - 1.0, f"{name}: held-out loss {before:.3f} -> {after:.3f} after {STEPS} steps"

@@ -1,7 +1,7 @@
 """Data-parallel training over processes started by `torchrun` (one per GPU, or per CPU core group with gloo).
 
 torchrun sets RANK, LOCAL_RANK, WORLD_SIZE, MASTER_ADDR and MASTER_PORT; `init_process_group` reads them. Every
-rank trains on its own shard of each epoch's batches (Trainer.epoch_batches) and DistributedDataParallel averages
+rank trains on its own shard of each epoch's batches (BatchPlan.epoch) and DistributedDataParallel averages
 the gradients. `train.max_tokens` stays the budget of one optimizer step over all ranks (each rank gets 1/N of it),
 so a run's hyperparameters mean the same on 1 or N processes, and the loss of a step is divided by the token count
 of the *global* batch: the update equals that of one process training on the union of the ranks' batches.

@@ -1,28 +1,27 @@
-"""The training loop: token-budget batches, AdamW + inverse-sqrt warm-up, validation, checkpoints, TensorBoard.
-
-Callbacks (objects with any of on_start / on_validate / on_end, taking the trainer) plug reports in without
+"""The training loop: token-budget batches (BatchPlan), AdamW + inverse-sqrt warm-up, validation (Validator),
+checkpoints, TensorBoard. Callbacks (TrainingCallback: on_start / on_validate / on_end) plug reports in without
 touching the loop.
 """
 from __future__ import annotations
 
 import logging
-import math
 import random
 import signal
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Optional, Sequence
 
 import torch
 from torch.utils.tensorboard import SummaryWriter
 
-from translate.data.batching import Batch, FixedShapes, collate, make_batches, padding_fraction
+from translate.data.batching import Batch, collate, padding_fraction
 from translate.data.pipeline import PreparedData
 from translate.decoding.translator import Translator
-from translate.scoring.splits import score_split
 from translate.model.transformer import Transformer
 from translate.io import previous_path
+from translate.training.batch_plan import BatchPlan
+from translate.training.callbacks import TrainingCallback
 from translate.training.checkpoint import (RESUME_RECORDS, CheckpointError, check_compatible, check_records,
                                            load_checkpoint, save_checkpoint)
 from translate.training import distributed
@@ -32,29 +31,11 @@ from translate.training.config import TrainConfig
 from translate.training.device import Runtime
 from translate.training.interruption import Interrupted, StepAbandoned, StopRequests
 from translate.training.loss import sequence_loss
+from translate.training.progress import Progress, budget_spent, plateaued
 from translate.training.schedule import inverse_sqrt_schedule
+from translate.training.validator import Validator
 
 log = logging.getLogger(__name__)
-
-
-@dataclass
-class Progress:
-    """Where training stands; saved in every checkpoint so a resumed run continues exactly."""
-
-    step: int = 0
-    epoch: int = 0
-    batch_in_epoch: int = 0       # batches of `epoch` already trained on
-    target_tokens: int = 0
-    train_seconds: float = 0.0    # in training steps (for tokens/s)
-    valid_seconds: float = 0.0    # in validation (counted in the time budget too)
-    best_bleu: float = -1.0
-    best_step: int = 0                # the step of best_bleu (a pilot's plateau step)
-    validations_since_best: int = 0   # train.early_stop_patience counts these
-    # [step, valid BLEU, valid loss] at every validation: the learning curve, in metrics.json and the sweep report
-    valid_curve: list = field(default_factory=list)
-    skipped_steps: int = 0
-    compile_seconds: float = 0.0  # in steps that compiled a graph (train.compile)
-    compiled_graphs: int = 0
 
 
 @dataclass
@@ -95,39 +76,23 @@ def set_rng_state(state: dict) -> None:
         torch.cuda.set_rng_state_all(state["cuda"])
 
 
-def budget_spent(train: TrainConfig, progress: Progress) -> Optional[str]:
-    """The budget a run at `progress` has used up, in words; None while it has training left."""
-    t, p = train, progress
-    if p.step >= t.max_steps:
-        return f"step {p.step} of train.max_steps={t.max_steps}"
-    if p.epoch >= t.max_epochs:
-        return f"epoch {p.epoch} of train.max_epochs={t.max_epochs}"
-    if t.early_stop_patience is not None and p.validations_since_best >= t.early_stop_patience:
-        return (f"{p.validations_since_best} validations without a better valid BLEU (train.early_stop_patience="
-                f"{t.early_stop_patience})")
-    minutes = (p.train_seconds + p.valid_seconds) / 60
-    if t.max_minutes and minutes >= t.max_minutes:
-        return f"{minutes:.1f} minutes of train.max_minutes={t.max_minutes:g}"
-    return None
-
-
 class Trainer:
     """Runs the loop over finished objects; translate.assembly.trainer.build_trainer makes them from a config."""
 
     def __init__(self, model: Transformer, data: PreparedData, train: TrainConfig, runtime: Runtime, run_dir: Path, *,
-                 seed: int, translator: Translator, writer: Optional[SummaryWriter], config_record: dict,
-                 callbacks: Sequence = (), train_model: Optional[torch.nn.Module] = None,
-                 shapes: Optional[FixedShapes] = None, compiled: Optional[CompiledSteps] = None) -> None:
-        """model: on the runtime's device; train_model: what training steps run through (model, or its DDP wrapper);
-        config_record: the whole resolved config, saved in checkpoints and compared on resume; shapes / compiled:
-        fixed batch shapes and the compiled steps (train.compile). Callbacks get on_start / on_validate / on_end(step)."""
-        self.model, self.data, self.train_cfg, self.runtime, self.run_dir = model, data, train, runtime, Path(run_dir)
-        self.seed, self.translator, self.writer, self.config_record = seed, translator, writer, config_record
-        self.callbacks, self.shapes, self.compiled = list(callbacks), shapes, compiled
+                 plan: BatchPlan, validator: Validator, writer: Optional[SummaryWriter], config_record: dict,
+                 callbacks: Sequence[TrainingCallback] = (), train_model: Optional[torch.nn.Module] = None,
+                 compiled: Optional[CompiledSteps] = None) -> None:
+        """model: on the runtime's device; data: the tokenizer and the train split the plan's batches index;
+        train_model: what training steps run through (model, or its DDP wrapper); config_record: the whole resolved
+        config, saved in checkpoints and compared on resume; compiled: the compiled steps (train.compile)."""
+        self.model, self.train_cfg, self.runtime, self.run_dir = model, train, runtime, Path(run_dir)
+        self.plan, self.validator, self.writer, self.config_record = plan, validator, writer, config_record
+        self.callbacks, self.compiled = list(callbacks), compiled
         self.tokenizer = data.tokenizer
         self.train_model = model if train_model is None else train_model
         self.train_src, self.train_tgt = data.splits["train"].src, data.splits["train"].tgt
-        self.train_lens = data.splits["train"].lengths()
+        self.train_lens, self.shapes = plan.lengths, plan.shapes
         self.optimizer = torch.optim.AdamW(model.parameters(), lr=train.lr, betas=tuple(train.betas),
                                            weight_decay=train.weight_decay, fused=runtime.fused_adamw or None)
         self.scheduler = inverse_sqrt_schedule(self.optimizer, train.warmup_steps)
@@ -136,6 +101,10 @@ class Trainer:
         self.pending: list[StepRecord] = []   # steps not yet settled (see StepRecord)
         self.prefetched: Optional[tuple[list[int], Batch]] = None
         self.stop = StopRequests()
+
+    @property
+    def translator(self) -> Translator:
+        return self.validator.translator
 
     # -- checkpoints -----------------------------------------------------------------------------------------------
     def state(self) -> dict:
@@ -177,15 +146,8 @@ class Trainer:
 
     # -- data order ------------------------------------------------------------------------------------------------
     def epoch_batches(self, epoch: int) -> list[list[int]]:
-        """This rank's batches of `epoch`: the same for every run with the same seed. max_tokens and max_sentences
-        bound a step over all ranks, so each rank's batches get 1/N of them (see translate.training.distributed)."""
-        t, runtime = self.train_cfg, self.runtime
-        batches = make_batches(*self.train_lens, distributed.rank_budget(t.max_tokens, runtime, "train.max_tokens"),
-                               seed=self.seed * 100_003 + epoch,
-                               max_sentences=distributed.rank_budget(t.max_sentences, runtime, "train.max_sentences"),
-                               length_multiple=self.shapes.multiple if self.shapes else 1)
-        world, rank = self.runtime.world_size, self.runtime.rank
-        return batches[rank::world][: len(batches) // world] if world > 1 else batches
+        """This rank's batches of `epoch` (BatchPlan.epoch)."""
+        return self.plan.epoch(epoch)
 
     # -- one step --------------------------------------------------------------------------------------------------
     def load_batch(self, indices: list[int]) -> Batch:
@@ -272,47 +234,14 @@ class Trainer:
         return stats
 
     # -- validation ------------------------------------------------------------------------------------------------
-    @torch.no_grad()
-    def valid_loss(self) -> dict:
-        split, tok = self.data.splits["valid"], self.tokenizer
-        self.model.eval()
-        total_nll, total_tokens = 0.0, 0
-        src_lens, tgt_lens = split.lengths()
-        for indices in make_batches(src_lens, tgt_lens, self.train_cfg.max_tokens, seed=0, shuffle=False):
-            batch = collate(split.src, split.tgt, indices, tok.pad_id, tok.bos_id, tok.eos_id).to(self.runtime.device)
-            with self.runtime.autocast():
-                hidden = self.model(batch.src, batch.tgt_in)
-                result = sequence_loss(self.model, hidden, batch.tgt_out, tok.pad_id, 0.0)
-            total_nll += float(result.nll)
-            total_tokens += result.tokens
-        nll = total_nll / max(total_tokens, 1)
-        return {"loss": nll, "ppl": math.exp(min(nll, 50))}
-
     def validate(self) -> dict:
+        """Score the model on the valid split; best.pt when its valid BLEU is the best so far; callbacks."""
         started = time.perf_counter()
-        metrics = self.valid_loss()
-        scores, hyps = score_split(self.translator, self.data.splits["valid"], self.train_cfg.valid_bleu_limit)
-        metrics.update(bleu=scores["bleu"], chrf=scores["chrf"])
-        step = self.progress.step
-        if self.writer:
-            for key, value in metrics.items():
-                self.writer.add_scalar(f"valid/{key}", value, step)
-            pairs = self.data.splits["valid"].pairs
-            samples = "\n\n".join(f"**fr**: {pairs[i].fr}  \n**ref**: {pairs[i].en}  \n**hyp**: {hyps[i]}"
-                                  for i in range(min(self.train_cfg.samples, len(hyps))))
-            self.writer.add_text("valid/samples", samples, step)
-        log.info("step %d valid: loss %.3f ppl %.2f BLEU %.2f chrF %.2f", step, metrics["loss"], metrics["ppl"],
-                 metrics["bleu"], metrics["chrf"])
-        self.progress.valid_curve.append([step, round(metrics["bleu"], 2), round(metrics["loss"], 4)])
-        self.progress.validations_since_best += 1
-        if metrics["bleu"] > self.progress.best_bleu:
-            self.progress.best_bleu = metrics["bleu"]
-            self.progress.best_step = step
-            self.progress.validations_since_best = 0
+        metrics = self.validator.scores(self.progress.step)
+        if self.validator.record(self.progress, metrics):
             self.save("best.pt")
         for callback in self.callbacks:
-            if hasattr(callback, "on_validate"):
-                callback.on_validate(self.progress.step)
+            callback.on_validate(self.progress.step)
         self.progress.valid_seconds += time.perf_counter() - started
         return metrics
 
@@ -322,8 +251,7 @@ class Trainer:
 
     def plateaued(self) -> bool:
         """train.early_stop_patience validations in a row without a better valid BLEU (null: never)."""
-        patience = self.train_cfg.early_stop_patience
-        return patience is not None and self.progress.validations_since_best >= patience
+        return plateaued(self.train_cfg, self.progress)
 
     def agreed_stop(self) -> tuple[bool, bool]:
         """(out of budget, stop asked by a signal), the same on every rank. Each rank has its own clock and gets its
@@ -365,8 +293,7 @@ class Trainer:
     def _train(self) -> None:
         t = self.train_cfg
         for callback in self.callbacks:
-            if hasattr(callback, "on_start"):
-                callback.on_start(self.progress.step)
+            callback.on_start(self.progress.step)
         pad = padding_fraction(self.epoch_batches(self.progress.epoch), self.train_lens[1])
         log.info("model: %d parameters; target padding %.1f%% of batch tokens",
                  sum(p.numel() for p in self.model.parameters()), 100 * pad)
@@ -434,8 +361,7 @@ class Trainer:
             self.validate()
         self.save("last.pt")
         for callback in self.callbacks:
-            if hasattr(callback, "on_end"):
-                callback.on_end(self.progress.step)
+            callback.on_end(self.progress.step)
         if self.writer:
             self.writer.flush()
 
