@@ -49,10 +49,10 @@ def test_the_control_is_a_job_of_the_sweep_paired_with_its_model(sweep, capsys):
     assert "there already" in capsys.readouterr().out and (out / "metrics.json").stat().st_mtime_ns == written
 
     report = build_report(sweep, samples=50, hparams=False)
-    whole = {r["ablation"]: r for r in report.rows if r["bucket"] == "all"}
+    whole = {r.ablation: r for r in report.rows if r.bucket == "all"}
     assert set(whole) == {"none", "zero_dims_at_test"}
-    assert whole["zero_dims_at_test"]["delta_bleu"] == pytest.approx(
-        whole["zero_dims_at_test"]["bleu"] - whole["none"]["bleu"], abs=0.02)
+    assert whole["zero_dims_at_test"].compared.bleu.delta == pytest.approx(
+        whole["zero_dims_at_test"].bleu.value - whole["none"].bleu.value, abs=0.02)
 
 
 @pytest.mark.slow

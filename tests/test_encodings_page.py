@@ -4,6 +4,7 @@ expected ranking is known: rope translates every sentence right, sinusoidal brea
 words, none those of more than 5."""
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import os
 import re
@@ -17,6 +18,7 @@ from test_collect_runs import load_script
 from translate.analysis.sweep import build_report
 from translate.analysis.sweep.encodings_page import REPORT_PICTURES, paired_cell, ranks, trained_on
 from translate.analysis.sweep.results_page import load_report
+from translate.analysis.sweep.rows import Comparison, Delta, ReportRow, Score
 from translate.scoring.repetition import repeated_word_percent
 
 SAMPLES = 50  # bootstrap resamples: enough for intervals and p-values, fast
@@ -78,8 +80,8 @@ def table(text: str) -> list[list[str]]:
     return [[cell.strip() for cell in line.strip("|").split("|")] for line in lines if not line.startswith("|-")]
 
 
-def whole_split(sweep: Path) -> dict[str, dict]:
-    return {r["setting"]: r for r in load_report(sweep).rows if r["bucket"] == "all"}
+def whole_split(sweep: Path) -> dict[str, ReportRow]:
+    return {r.setting: r for r in load_report(sweep).rows if r.bucket == "all"}
 
 
 def test_encodings_are_ranked_by_bleu_and_the_baseline_has_no_delta(page, sweeps):
@@ -88,23 +90,23 @@ def test_encodings_are_ranked_by_bleu_and_the_baseline_has_no_delta(page, sweeps
     assert header == ["rank", "encoding", "seeds", "BLEU", "Δ BLEU vs baseline", "chrF", "parameters", "steps",
                       "tested at step", "target tokens/s", "train minutes"]
     scores = whole_split(sweeps[0])
-    assert [line[1] for line in lines[1:]] == sorted(scores, key=lambda s: -scores[s]["bleu"]) == [
+    assert [line[1] for line in lines[1:]] == sorted(scores, key=lambda s: -scores[s].bleu.value) == [
         "rope", "sinusoidal", "none"]  # neither the report's order (baseline first) nor the alphabet
     assert [line[0] for line in lines[1:]] == ["1", "2", "3"]
     rope = rows["rope"]
     assert re.fullmatch(r"100\.00 \[\d+\.\d\d, \d+\.\d\d\]", rope["BLEU"])  # one seed: the bootstrap interval
-    assert rope["BLEU"].startswith(f"{scores['rope']['bleu']:.2f} [{scores['rope']['bleu_low']:.2f}, ")
+    assert rope["BLEU"].startswith(f"{scores['rope'].bleu.value:.2f} [{scores['rope'].bleu.low:.2f}, ")
     assert rows["sinusoidal"]["Δ BLEU vs baseline"] == "–"
     assert rope["Δ BLEU vs baseline"].startswith("+") and rows["none"]["Δ BLEU vs baseline"].startswith("-")
     assert "(p" in rope["Δ BLEU vs baseline"] and rope["tested at step"] == "100"
     assert (rope["chrF"], rope["parameters"], rope["steps"], rope["target tokens/s"], rope["train minutes"]) == (
-        f"{scores['rope']['chrf']:.2f} [{scores['rope']['chrf_low']:.2f}, {scores['rope']['chrf_high']:.2f}]",
+        f"{scores['rope'].chrf.value:.2f} [{scores['rope'].chrf.low:.2f}, {scores['rope'].chrf.high:.2f}]",
         "231,680", "100", "1,000", "2.5")
 
 
 def test_the_bleu_by_length_table_has_one_column_per_bucket_in_ranked_order(page, sweeps):
     lines = table(section(page.read_text(), "## BLEU by length"))
-    buckets = list(dict.fromkeys(r["bucket"] for r in load_report(sweeps[0]).rows if r["bucket"] != "all"))
+    buckets = list(dict.fromkeys(r.bucket for r in load_report(sweeps[0]).rows if r.bucket != "all"))
     assert len(buckets) >= 4
     assert [h.split(": ")[1].split(" (n=")[0] for h in lines[0][1:]] == buckets  # "trained lengths: 1-5 (n=...)"
     assert [line[0] for line in lines[1:]] == ["rope", "sinusoidal", "none"]
@@ -148,10 +150,9 @@ def test_the_extrapolation_section_pairs_each_encoding_with_the_baseline_in_ever
 
 
 def test_a_bucket_too_small_to_decide_gets_its_delta_but_no_star():
-    row = {"delta_bleu": 1.36, "delta_bleu_low": 1.36, "delta_bleu_high": 1.36, "p_bleu": 0.0001,
-           "p_bleu_holm": 0.001, "decides": True}  # e.g. one sentence: every resample the same
-    assert paired_cell(row) == "+1.36 [+1.36, +1.36] (p < 0.001)*"
-    assert paired_cell({**row, "decides": False}) == "+1.36 [+1.36, +1.36] (p < 0.001)"
+    row = ReportRow(decides=True, compared=Comparison(bleu=Delta(1.36, 1.36, 1.36, 0.0001, holm=0.001)))
+    assert paired_cell(row) == "+1.36 [+1.36, +1.36] (p < 0.001)*"  # e.g. one sentence: every resample the same
+    assert paired_cell(dataclasses.replace(row, decides=False)) == "+1.36 [+1.36, +1.36] (p < 0.001)"
 
 
 def test_the_extrapolation_section_shows_how_long_the_translations_are_against_the_references(page, sweeps):
@@ -159,10 +160,10 @@ def test_the_extrapolation_section_shows_how_long_the_translations_are_against_t
     than the reference there and exactly as long up to 10 words."""
     lines = table(section(page.read_text(), "## Length extrapolation: output length / reference length (`test`)"))
     columns = {h.split(" (n=")[0]: dict((line[0], line[i]) for line in lines[1:]) for i, h in enumerate(lines[0])}
-    rows = {(r["setting"], r["bucket"]): r for r in load_report(sweeps[1]).rows if r.get("test_set") == "test"}
+    rows = {(r.setting, r.bucket): r for r in load_report(sweeps[1]).rows if r.test_set == "test"}
     assert columns["trained lengths: 6-10"]["sinusoidal"] == "1.00" == columns["beyond training lengths: 11-15"]["rope"]
     assert float(columns["beyond training lengths: 11-15"]["sinusoidal"]) < 0.5
-    assert columns["beyond training lengths: 11-15"]["sinusoidal"] == f"{rows['sinusoidal', '11-15']['length_ratio']:.2f}"
+    assert columns["beyond training lengths: 11-15"]["sinusoidal"] == f"{rows['sinusoidal', '11-15'].length_ratio:.2f}"
 
 
 def test_the_header_states_folders_model_size_budget_seeds_and_jobs(page, sweeps):
@@ -171,7 +172,7 @@ def test_the_header_states_folders_model_size_budget_seeds_and_jobs(page, sweeps
     for sweep in sweeps:
         assert f"`{sweep}`: 3 encodings × 1 seed, 3 finished jobs; model tiny, 231,680 parameters, 100 steps and " \
                f"2.5 training minutes per job" in header
-    n = whole_split(sweeps[0])["rope"]["sentences"]
+    n = whole_split(sweeps[0])["rope"].sentences
     assert "trained on every length" in header and "trained on ≤ 10 words" in header
     assert f"tested on {n:,} sentences of `test`; intervals from {SAMPLES} bootstrap resamples" in header
     assert "- Bootstrap: 50 samples" in section(text, "## How to read the numbers")
@@ -198,7 +199,7 @@ def test_a_missing_folder_is_an_error_that_names_it(tmp_path, sweeps, capsys):
 
 
 def test_equal_bleu_shares_a_rank_and_training_lengths_read_as_words():
-    rows = [{"bleu": 30.0}, {"bleu": 20.0}, {"bleu": 20.0}, {"bleu": 10.0}, {"bleu": None}]
+    rows = [ReportRow(bleu=Score(value)) for value in (30.0, 20.0, 20.0, 10.0, None)]
     assert ranks(rows) == ["1", "2", "2", "4", "–"]
     assert [trained_on(w) for w in ("1-10", "11-17", "5+", "all")] == [
         "≤ 10 words", "11–17 words", "≥ 5 words", "every length"]
@@ -223,11 +224,11 @@ def test_a_stale_report_is_written_again_with_its_rules_before_a_page_reads_it(t
     make_job(sweep / "sinusoidal_none_seed1", "sinusoidal", 1, ("null", "null"), broken_from(references, 10),
              references, 0.5)
     build_report(sweep, samples=SAMPLES, hparams=False)
-    assert {r["setting"] for r in load_report(sweep).rows} == {"sinusoidal"}
+    assert {r.setting for r in load_report(sweep).rows} == {"sinusoidal"}
 
     make_job(sweep / "rope_none_seed1", "rope", 1, ("null", "null"), perfect(references), references, 0.5)
     report = load_report(sweep)
-    assert {r["setting"] for r in report.rows} == {"sinusoidal", "rope"}
+    assert {r.setting for r in report.rows} == {"sinusoidal", "rope"}
     assert report.rules.samples == SAMPLES
 
     report_json = sweep / "report" / "report.json"

@@ -3,8 +3,17 @@
 Holm's family is the tests of one test set that decide; a bucket too small to decide is in no family."""
 from __future__ import annotations
 
+import copy
+
 from translate.analysis.sweep.aggregate import Report, Rules, adjust_for_many_tests, one_seed_bleu_tests, samples_for_holm
+from translate.analysis.sweep.rows import Comparison, Delta, ReportRow
 from translate.analysis.sweep.tables import comparison_cell, reading_rules, unreachable_stars
+
+
+def row(test_set: str, seeds: int = 1, decides: bool = True, sentences: int = 500, **deltas: Delta) -> ReportRow:
+    """A report row of `test_set` holding the given Δs (Comparison's fields: bleu, chrf, interaction_bleu, ...)."""
+    return ReportRow(test_set=test_set, seeds=seeds, decides=decides, sentences=sentences,
+                     compared=Comparison(**deltas))
 
 
 def test_enough_samples_make_the_bootstrap_floor_pass_holms_first_threshold():
@@ -19,10 +28,8 @@ def test_enough_samples_make_the_bootstrap_floor_pass_holms_first_threshold():
 def report_with(tests: int, samples: int, seeds: int = 1, test_sets: int = 1) -> Report:
     rows = []
     for k in range(test_sets):
-        rows += [{"p_bleu": 0.0001, "seeds": seeds, "p_chrf": 0.0001, "decides": True, "test_set": f"t{k}"}
-                 for _ in range(tests - 1)]
-        rows.append({"p_bleu": None, "p_interaction_bleu": 0.0001, "seeds": seeds, "decides": True,
-                     "test_set": f"t{k}"})
+        rows += [row(f"t{k}", seeds, bleu=Delta(1.0, p=0.0001), chrf=Delta(1.0, p=0.0001)) for _ in range(tests - 1)]
+        rows.append(row(f"t{k}", seeds, interaction_bleu=Delta(1.0, p=0.0001)))
     return Report(rows=rows, rules=Rules(samples=samples))
 
 
@@ -45,15 +52,15 @@ def test_the_page_says_when_no_star_is_reachable_and_how_many_samples_would_make
 
 
 def test_a_bucket_too_small_to_decide_is_never_starred_and_not_in_the_family():
-    tiny = {"test_set": "t", "seeds": 1, "decides": False, "sentences": 1, "p_bleu": 2 / 1001, "delta_bleu": 0.43,
-            "delta_bleu_low": 0.43, "delta_bleu_high": 0.43}
-    big = [{"test_set": "t", "seeds": 1, "decides": True, "sentences": 500, "p_bleu": p, "delta_bleu": 1.0,
-            "delta_bleu_low": 0.1, "delta_bleu_high": 2.0} for p in (0.02, 0.03)]
+    tiny = row("t", decides=False, sentences=1, bleu=Delta(0.43, 0.43, 0.43, 2 / 1001))
+    big = [row("t", bleu=Delta(1.0, 0.1, 2.0, p)) for p in (0.02, 0.03)]
     rows = [tiny] + big
     adjust_for_many_tests(rows)
-    assert tiny["p_bleu_holm"] is None and not comparison_cell(tiny).endswith("*")
-    assert [r["p_bleu_holm"] for r in big] == [0.04, 0.04]  # a family of 2, not 3: the tiny bucket is left out
-    assert all(comparison_cell(r).endswith("*") for r in big)
-    other = dict(big[0], test_set="u")  # another test set: another family
+    assert tiny.compared.bleu.holm is None and not comparison_cell(tiny.compared.bleu, tiny.decides).endswith("*")
+    assert [r.compared.bleu.holm for r in big] == [0.04, 0.04]  # a family of 2, not 3: the tiny bucket is left out
+    assert all(comparison_cell(r.compared.bleu, r.decides).endswith("*") for r in big)
+    assert "p_bleu_holm" in big[0].as_json() and "p_chrf_holm" not in big[0].as_json()  # only tests that were made
+    other = copy.deepcopy(big[0])  # another test set: another family
+    other.test_set = "u"
     adjust_for_many_tests(rows + [other])
-    assert other["p_bleu_holm"] == 0.02 and other["family"] != big[0]["family"]
+    assert other.compared.bleu.holm == 0.02 and other.family != big[0].family

@@ -18,6 +18,7 @@ from translate.cli.report import main as report_main
 from translate.analysis.sweep.aggregate import Baseline
 from translate.analysis.run.bleu_by_length import length_ratio
 from translate.analysis.sweep.jobs import SweepError, find_jobs, group_settings
+from translate.analysis.sweep.rows import ReportRow
 from translate.analysis.sweep.significance import Groups, SentenceStats, compare
 
 EDGES = ((1, 5), (6, 10), (11, 15), (16, 20), (21, None))
@@ -101,8 +102,16 @@ def rows_of(sweep: Path) -> list[dict]:
 
 
 def row(rows, setting: str, bucket: str) -> dict:
+    """A row of report.json, as written."""
     found = [r for r in rows if r["setting"] == setting and r["bucket"] == bucket]
     assert len(found) == 1, (setting, bucket, sorted({r["setting"] for r in rows}))
+    return found[0]
+
+
+def typed_row(rows: list[ReportRow], setting: str, bucket: str) -> ReportRow:
+    """A row of a report built in memory."""
+    found = [r for r in rows if r.setting == setting and r.bucket == bucket]
+    assert len(found) == 1, (setting, bucket, sorted({r.setting for r in rows}))
     return found[0]
 
 
@@ -227,7 +236,7 @@ def test_runs_without_length_report_give_whole_split_rows(tmp_path, references):
         del metrics["by_length"]
         (folder / "metrics.json").write_text(json.dumps(metrics))
     report = build_report(tmp_path, samples=40, hparams=False)
-    assert [r["bucket"] for r in report.rows] == ["all", "all"]
+    assert [r.bucket for r in report.rows] == ["all", "all"]
     assert any("by_length" in note for note in report.notes)
     assert not (tmp_path / "report" / "bleu_by_length.png").exists()
 
@@ -260,14 +269,14 @@ def test_a_fabricated_26_job_sweep_is_reported(tmp_path):
     spec.loader.exec_module(bench)
     bench.fabricate(tmp_path, 26, SMALL_TEST)
     report = build_report(tmp_path, samples=50, hparams=False)
-    whole = [r for r in report.rows if r["bucket"] == "all"]
-    assert len(report.settings) == 13 and all(r["seeds"] == 2 for r in whole)
-    compared = [r for r in whole if r["delta_bleu"] is not None]
-    assert len(compared) == 11 and all("t over 2 seeds" in r["test_bleu"] for r in compared)
-    tested = [r for r in report.rows if r.get("p_bleu") is not None]
-    assert all(r["p_bleu_holm"] >= r["p_bleu"] for r in tested if r["decides"])
-    assert all(r["p_bleu_holm"] is None for r in tested if not r["decides"])  # too few to decide: no family
-    assert all(r["delta_interaction_bleu"] is not None for r in compared)
+    whole = [r for r in report.rows if r.bucket == "all"]
+    assert len(report.settings) == 13 and all(r.seeds == 2 for r in whole)
+    compared = [r for r in whole if r.compared.bleu is not None]
+    assert len(compared) == 11 and all("t over 2 seeds" in r.compared.bleu.test for r in compared)
+    tested = [r for r in report.rows if r.compared.bleu is not None and r.compared.bleu.p is not None]
+    assert all(r.compared.bleu.holm >= r.compared.bleu.p for r in tested if r.decides)
+    assert all(r.compared.bleu.holm is None for r in tested if not r.decides)  # too few to decide: no family
+    assert all(r.compared.interaction_bleu is not None for r in compared)
 
 
 def test_jobs_tested_at_different_steps_are_not_compared(tmp_path, references):
@@ -278,11 +287,11 @@ def test_jobs_tested_at_different_steps_are_not_compared(tmp_path, references):
     metrics = json.loads((late / "metrics.json").read_text())
     (late / "metrics.json").write_text(json.dumps(dict(metrics, tested_step=60)))
     report = build_report(tmp_path, samples=40, hparams=False)
-    nope = row(report.rows, "none", "all")
-    assert nope["delta_bleu"] is None and nope["tested_step"] == "60"
+    nope = typed_row(report.rows, "none", "all")
+    assert nope.compared.bleu is None and nope.tested_step == "60"
     assert any("tested at step 60 and its baseline sin at step 100: not compared" in n for n in report.notes)
-    assert not [s for s in report.spans if s.get("delta_bleu") is not None]
+    assert not [s for s in report.spans if s.compared is not None]
     (late / "metrics.json").write_text(json.dumps(dict(metrics, tested_step=100)))
     again = build_report(tmp_path, samples=40, hparams=False)
-    assert row(again.rows, "none", "all")["delta_bleu"] < 0 and not again.notes
+    assert typed_row(again.rows, "none", "all").compared.bleu.delta < 0 and not again.notes
     assert json.loads((base / "metrics.json").read_text())["checkpoint"] == "best.pt"  # step of the best valid BLEU

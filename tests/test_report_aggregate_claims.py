@@ -4,6 +4,7 @@ and per-sentence alignment contrasts: each verdict can come out either way, same
 long − short interaction, and the numbers behind every verdict are printed."""
 from __future__ import annotations
 
+import dataclasses
 import math
 from types import SimpleNamespace
 
@@ -12,6 +13,7 @@ import pytest
 
 from translate.analysis.run.metrics import LengthReport, TestSetScores
 from translate.analysis.sweep.claims import check_claims, diagonal_claim, no_pe_claim, zero_dims_claim
+from translate.analysis.sweep.rows import AlignmentRow, Quantity, RowSetting, SpanComparison, SpanDelta, SpanRow
 from translate.analysis.sweep.significance import Groups, t_two_sided_p
 from translate.analysis.sweep.spans import alignment_rows
 
@@ -20,27 +22,24 @@ Z95, Z90 = 1.959964, 1.644854
 
 
 def span(setting: str, group: str, encoding: str, ablation: str, test_set: str, low: int, high, delta: float,
-         se: float, sentences: int = 1000, base: float = 30.0, seeds: int = 1) -> dict:
-    """A span row as spans.span_rows writes it, with a normal Δ of standard error `se` (one seed)."""
+         se: float, sentences: int = 1000, base: float = 30.0, seeds: int = 1) -> SpanRow:
+    """A span row as spans.span_rows makes it, with a normal Δ BLEU of standard error `se` (one seed)."""
     p = t_two_sided_p(delta / se, 1000)
     low90, high90 = delta - Z90 * se, delta + Z90 * se
-    return {"setting": setting, "group": group, "encoding": encoding, "ablation": ablation, "test_set": test_set,
-            "span": "trained", "low": low, "high": high, "bucket": f"trained {low}-{high}", "sentences": sentences,
-            "seeds": seeds, "tested_steps": [1400], "bleu": base + delta, "baseline_bleu": base,
-            "delta_bleu": delta, "delta_bleu_low": delta - Z95 * se, "delta_bleu_high": delta + Z95 * se,
-            "p_bleu": p, "delta_bleu_low90": low90, "delta_bleu_high90": high90, "delta_bleu_se": se,
-            "delta_bleu_sentence_se": se, "delta_bleu_df": 1000, "delta_bleu_mdd": 2.8 * se,
-            "delta_bleu_seeds": [delta], "delta_bleu_std": None, "equivalent_bleu": -1 < low90 and high90 < 1,
-            "established_margin_bleu": max(abs(low90), abs(high90)), "seeds_needed_bleu": None,
-            "relative_delta_bleu": delta / base, "length_ratio": 0.95, "bp": 0.95, "baseline_length_ratio": 0.97,
-            "baseline_bp": 0.97}
+    bleu = SpanDelta(delta, delta - Z95 * se, delta + Z95 * se, p, low90, high90, se, se, 1000, 2.8 * se, None,
+                     [delta], baseline=base, equivalent=-1 < low90 and high90 < 1,
+                     established_margin=max(abs(low90), abs(high90)), relative_delta=delta / base)
+    return SpanRow(setting=setting, group=group, encoding=encoding, ablation=ablation, test_set=test_set,
+                   seeds=seeds, span="trained", low=low, high=high, bucket=f"trained {low}-{high}",
+                   sentences=sentences, tested_steps=[1400], bleu=base + delta, length_ratio=0.95, bp=0.95,
+                   compared=SpanComparison(bleu, SpanDelta(), baseline_length_ratio=0.97, baseline_bp=0.97))
 
 
-def zero_dims(delta: float, se: float) -> dict:
+def zero_dims(delta: float, se: float) -> SpanRow:
     return span("zero", SHORT_GROUP, "sinusoidal", "zero_dims", "test", 1, 9, delta, se)
 
 
-def two_groups(short_delta=-0.2, short_se=0.2, long_delta=-6.0, long_se=0.5) -> list[dict]:
+def two_groups(short_delta=-0.2, short_se=0.2, long_delta=-6.0, long_se=0.5) -> list[SpanRow]:
     """No PE against sinusoidal: the short group on the test split's 1-9 words, the long group on the long test set's
     11-17 words, plus a decoy: the long group on the test split's few long sentences, which (b) must not read."""
     return [span("nope short", SHORT_GROUP, "none", "none", "test", 1, 9, short_delta, short_se, 2400),
@@ -61,7 +60,7 @@ def test_a_tight_delta_is_about_the_same_and_a_wide_one_inconclusive():
 
 
 def test_a_span_too_small_to_decide_decides_nothing():
-    small = dict(zero_dims(-3.0, 0.4), sentences=4)
+    small = dataclasses.replace(zero_dims(-3.0, 0.4), sentences=4)
     verdict = zero_dims_claim([small], "test", min_bucket=50)
     assert verdict.status == "not measured" and "too few to decide" in verdict.details[0]
     assert "*" not in verdict.details[0].split("BLEU (")[1].split(";")[0] and verdict.family == ""
@@ -94,17 +93,16 @@ def test_claim_b_without_both_groups_is_not_measured():
     assert no_pe_claim(two_groups()[:1], "test").status == "not measured"
 
 
-def alignment(gap_short: float, gap_long: float, interaction: tuple, metric: str = "aer") -> dict:
-    def q(delta, low, high, p):
-        return {"delta": delta, "low": low, "high": high, "p": p}
+def alignment(gap_short: float, gap_long: float, interaction: tuple, metric: str = "aer") -> AlignmentRow:
     better = -1 if metric == "aer" else 1
-    return {"setting": "nope", "group": SHORT_GROUP, "encoding": "none", "ablation": "none", "test_set": "test",
-            "seeds": 1, "metric": metric, "better": better, "short_sentences": 2400, "long_sentences": 400,
-            "baseline_short": 0.3, "baseline_long": 0.35, "system_short": 0.3 + gap_short,
-            "system_long": 0.35 + gap_long, "gap_short": q(gap_short, gap_short - .01, gap_short + .01, 0.001),
-            "gap_long": q(gap_long, gap_long - .02, gap_long + .02, 0.001), "gap_interaction": q(*interaction),
-            "system_long_minus_short": q(0.05, 0.04, 0.06, 0.001),
-            "baseline_long_minus_short": q(0.05, 0.04, 0.06, 0.001)}
+    return AlignmentRow(setting="nope", group=SHORT_GROUP, encoding="none", ablation="none", test_set="test", seeds=1,
+                        metric=metric, better=better, short_sentences=2400, long_sentences=400, baseline_short=0.3,
+                        baseline_long=0.35, system_short=0.3 + gap_short, system_long=0.35 + gap_long,
+                        gap_short=Quantity(gap_short, gap_short - .01, gap_short + .01, 0.001),
+                        gap_long=Quantity(gap_long, gap_long - .02, gap_long + .02, 0.001),
+                        gap_interaction=Quantity(*interaction),
+                        system_long_minus_short=Quantity(0.05, 0.04, 0.06, 0.001),
+                        baseline_long_minus_short=Quantity(0.05, 0.04, 0.06, 0.001))
 
 
 def test_claim_c_needs_the_gap_to_grow_with_length():
@@ -144,13 +142,15 @@ def test_alignment_contrasts_from_fabricated_per_sentence_values():
     test = SimpleNamespace(words=lambda _: words, groups=Groups.singletons(len(words)))
     aggregator = SimpleNamespace(paired=lambda setting, name: [(nope, sin)], test_set=lambda job, name: test,
                                  rules=SimpleNamespace(samples=999))
-    row, = alignment_rows(aggregator, None, "test", {"setting": "nope"})
-    assert row["gap_short"]["delta"] == pytest.approx(-0.1) and row["gap_long"]["delta"] == pytest.approx(-0.3)
-    assert row["gap_interaction"]["delta"] == pytest.approx(-0.2)
-    assert row["gap_interaction"]["low"] == pytest.approx(-0.2) == row["gap_interaction"]["high"]  # constant gaps
-    assert row["baseline_long_minus_short"]["delta"] == pytest.approx(0.45 - 0.55)
-    assert row["system_long_minus_short"]["delta"] == pytest.approx(0.15 - 0.45)
-    assert (row["short_sentences"], row["long_sentences"]) == (4, 4)
+    row, = alignment_rows(aggregator, None, "test", RowSetting(setting="nope"))
+    assert row.setting == "nope" and row.metric == "diagonal_share_normalised" and row.jobs == "nope"
+    assert row.gap_short.delta == pytest.approx(-0.1) and row.gap_long.delta == pytest.approx(-0.3)
+    assert row.gap_interaction.delta == pytest.approx(-0.2)
+    assert row.gap_interaction.low == pytest.approx(-0.2) == row.gap_interaction.high  # constant gaps
+    assert row.baseline_long_minus_short.delta == pytest.approx(0.45 - 0.55)
+    assert row.system_long_minus_short.delta == pytest.approx(0.15 - 0.45)
+    assert (row.short_sentences, row.long_sentences) == (4, 4)
+    assert (row.system_short, row.baseline_short) == (pytest.approx(0.45), pytest.approx(0.55))
 
 
 def test_each_line_of_a_verdict_says_which_test_set_it_reads():

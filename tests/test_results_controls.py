@@ -8,12 +8,13 @@ from translate.analysis.sweep import build_report
 from translate.analysis.sweep.claims import Reference, diagonal_claim, no_pe_claim
 from translate.analysis.sweep.controls import CONTROLS, check_controls, other_encodings
 from translate.analysis.sweep.results_page import write_results_page
+from translate.analysis.sweep.rows import RowSetting, SpanRow
 
 LOW_DIMS = {"_target_": "translate.ablations.zero_dims.ZeroDims", "name": "zero_low_dims", "from": None,
             "ranges": [[0, 112]]}
 
 
-def control(ablation: str, delta: float, se: float, test_set: str = "test") -> dict:
+def control(ablation: str, delta: float, se: float, test_set: str = "test") -> SpanRow:
     """A control job's span on the short lengths it was trained on: Δ ± 1.96 se."""
     return span(ablation, SHORT_GROUP, "sinusoidal", ablation, test_set, 1, 9, delta, se)
 
@@ -54,7 +55,7 @@ def test_claims_b_and_c_read_against_another_encoding():
     c = diagonal_claim([alignment(0.05, 0.15, (0.10, 0.07, 0.13, 0.001))], "test", pe=rope)
     assert (b.status, c.status) == ("supported", "supported")
     assert "no PE minus rope" in b.details[0] and "No PE minus rope" in c.details[0]
-    rows = [{"encoding": e, "ablation": "none"} for e in ("sinusoidal", "none", "rope")]
+    rows = [RowSetting(encoding=e, ablation="none") for e in ("sinusoidal", "none", "rope")]
     assert other_encodings(rows) == ["rope"] and other_encodings(rows[:2]) == []
 
 
@@ -82,6 +83,5 @@ def test_the_results_page_shows_the_controls_and_the_other_encodings(tmp_path, r
 def test_the_page_header_gives_the_range_of_a_budget_that_differs_between_jobs():
     from translate.analysis.sweep.results_page import span
 
-    rows = [{"train_minutes": 85.17}, {"train_minutes": 47.6}, {"train_minutes": None}]  # None: evaluation only
-    assert span(rows, "train_minutes", 1) == "47.6–85.2"
-    assert span([{"steps": 600}, {"steps": 600}], "steps", 0) == "600" and span([], "steps", 0) == "–"
+    assert span([85.17, 47.6, None], 1) == "47.6–85.2"  # None: an evaluation-only job
+    assert span([600, 600], 0) == "600" and span([], 0) == "–"

@@ -87,11 +87,33 @@ def test_one_rule_decides_whether_a_bucket_counts():
 def test_the_csv_columns_are_the_report_rows_fields_with_every_carried_statistic():
     from dataclasses import fields
 
-    from translate.analysis.sweep.tables import CSV_COLUMNS, ReportRow
+    from translate.analysis.sweep.rows import Comparison, Delta, ReportRow
+    from translate.analysis.sweep.tables import CSV_COLUMNS, CsvRow
 
-    assert CSV_COLUMNS == tuple(f.name for f in fields(ReportRow))
+    assert CSV_COLUMNS == tuple(f.name for f in fields(CsvRow))
     assert set(CARRIED) <= set(CSV_COLUMNS) and "repeated_words" in CSV_COLUMNS
     at = CSV_COLUMNS.index("interval") + 1  # the statistics sit between the scores and the comparison
     assert CSV_COLUMNS[at:at + len(CARRIED)] == CARRIED and CSV_COLUMNS[at + len(CARRIED)] == "delta_bleu"
-    row = ReportRow.of({"setting": "rope", "bucket": "all", "diagonal_share": 0.5, "delta_bleu_low90": -1.0})
+    assert set(CSV_COLUMNS) <= set(ReportRow(compared=Comparison(Delta(p=0.1), Delta(p=0.1), Delta(p=0.1))).as_json())
+    row = CsvRow.of(ReportRow(setting="rope", bucket="all", diagonal_share=0.5,
+                              compared=Comparison(bleu=Delta(1.0, low90=-1.0, p=0.2, holm=0.4))))
     assert (row.setting, row.diagonal_share, row.monotonicity) == ("rope", 0.5, None)
+    assert (row.delta_bleu, row.p_bleu, row.p_bleu_holm, row.p_chrf_holm) == (1.0, 0.2, 0.4, None)
+
+
+@pytest.mark.parametrize("sweep", ["seed_repro_cpu", "length_extrapolation_cpu"])
+def test_a_committed_report_reads_back_into_its_rows_and_writes_the_same_keys(sweep):
+    """report.json through the row types and back: every key and value in order, but for the two per-bucket keys
+    older reports held and no run ever recorded (diagonal_share_low/high), which are left out."""
+    from translate.analysis.sweep.tables import json_text, report_of_json
+
+    path = ROOT / "docs" / "results" / "runs" / sweep / "report" / "report.json"
+    data = json.loads(path.read_text(encoding="utf-8"))
+    report = report_of_json(data)
+    assert report.spans and report.alignment and report.rows[0].compared.bleu is None  # the baseline comes first
+    again = json.loads(json_text(report))
+    obsolete = ("diagonal_share_low", "diagonal_share_high")
+    assert again["rows"] == [{k: v for k, v in row.items() if k not in obsolete} for row in data["rows"]]
+    assert [list(row) for row in again["rows"]] == [[k for k in row if k not in obsolete] for row in data["rows"]]
+    assert again["spans"] == data["spans"] and [list(r) for r in again["spans"]] == [list(r) for r in data["spans"]]
+    assert again["alignment"] == data["alignment"] and again["rules"] == data["rules"]

@@ -15,9 +15,10 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from translate.analysis.run.settings import ReportSettings
-from translate.analysis.run.metrics import CARRIED, BucketScores, TestSetScores
+from translate.analysis.run.metrics import CARRIED, BucketScores, BucketStatistics, TestSetScores
 from translate.analysis.sweep.jobs import Job, JobSettings, Setting, SweepError
 from translate.analysis.sweep.references import TestSet, TestSets
+from translate.analysis.sweep.rows import AlignmentRow, Comparison, Delta, ReportRow, RowSetting, Score, SpanRow
 from translate.analysis.sweep.rules import Rules
 from translate.analysis.sweep.significance import (Difference, ReferenceCache, SentenceStats, bootstrap_interval, compare,
                                            holm, interaction)
@@ -54,16 +55,25 @@ class Baseline:
         return ", ".join(f"{k.removesuffix('.name')}={v}" for k, v in self.selector.items())
 
 
+@dataclass(frozen=True)
+class Bucket:
+    """A length bucket as the runs' length reports name it: words from `low` to `high` (None: no upper end)."""
+
+    name: str
+    low: Optional[int]
+    high: Optional[int]
+
+
 @dataclass
 class Report:
-    rows: list[dict] = field(default_factory=list)
+    rows: list[ReportRow] = field(default_factory=list)
     settings: list[Setting] = field(default_factory=list)
     unfinished: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     baseline: str = ""
     rules: Rules = field(default_factory=Rules)
-    spans: list[dict] = field(default_factory=list)       # Δ on the lengths a claim is about (spans.span_rows)
-    alignment: list[dict] = field(default_factory=list)   # per-sentence alignment contrasts (spans.alignment_rows)
+    spans: list[SpanRow] = field(default_factory=list)             # Δ on the lengths a claim is about
+    alignment: list[AlignmentRow] = field(default_factory=list)    # per-sentence alignment contrasts
 
 
 def spread(values: list[Optional[float]]) -> tuple[Optional[float], Optional[float]]:
@@ -74,14 +84,14 @@ def spread(values: list[Optional[float]]) -> tuple[Optional[float], Optional[flo
     return round(statistics.fmean(present), 2), round(statistics.stdev(present), 2) if len(present) > 1 else 0.0
 
 
-def score_columns(values: list[Optional[float]], intervals: list[Optional[list]], key: str) -> dict:
-    """{key, key_low, key_high, key_std}: the value and its interval (bootstrap for one seed, mean ± std else)."""
+def score_of(values: list[Optional[float]], intervals: list[Optional[list]]) -> Score:
+    """The value and its interval: bootstrap for one seed, mean ± std else."""
     mean, std = spread(values)
     if len(values) == 1:
-        interval = intervals[0] or [None, None]
-        return {key: mean, f"{key}_low": interval[0], f"{key}_high": interval[1], f"{key}_std": None}
-    return {key: mean, f"{key}_low": None if mean is None else round(mean - std, 2),
-            f"{key}_high": None if mean is None else round(mean + std, 2), f"{key}_std": std}
+        low, high = intervals[0] or [None, None]
+        return Score(mean, low, high, None)
+    return Score(mean, None if mean is None else round(mean - std, 2), None if mean is None else round(mean + std, 2),
+                 std)
 
 
 def bucket_table(results: Optional[TestSetScores]) -> dict[str, BucketScores]:
@@ -89,23 +99,23 @@ def bucket_table(results: Optional[TestSetScores]) -> dict[str, BucketScores]:
     return {b.bucket: b for b in results.by_length.buckets} if results and results.by_length else {}
 
 
-def bucket_order(settings: list[Setting]) -> list[dict]:
-    """Every bucket seen in any job and test set, shortest first: [{"bucket", "low", "high"}]."""
-    seen: dict[str, dict] = {}
+def bucket_order(settings: list[Setting]) -> list[Bucket]:
+    """Every bucket seen in any job and test set, shortest first."""
+    seen: dict[str, Bucket] = {}
     for s in settings:
         for job in s.jobs:
             for results in job.test_sets().values():
                 for name, b in bucket_table(results).items():
-                    seen.setdefault(name, {"bucket": name, "low": b.low, "high": b.high})
-    return sorted(seen.values(), key=lambda b: (b["low"] is None, b["low"] or 0))
+                    seen.setdefault(name, Bucket(name, b.low, b.high))
+    return sorted(seen.values(), key=lambda b: (b.low is None, b.low or 0))
 
 
-def training_lengths(bucket: dict, settings: JobSettings, bucketed_by: Optional[str]) -> Optional[str]:
+def training_lengths(bucket: Bucket, settings: JobSettings, bucketed_by: Optional[str]) -> Optional[str]:
     """"trained": every length of the bucket was trained on; "beyond": none was (extrapolation); "partly"."""
-    if bucket["bucket"] == ALL or bucketed_by != "source_words":
+    if bucket.name == ALL or bucketed_by != "source_words":
         return None
     low, high = settings.trained or (1, None)
-    b_low, b_high = bucket["low"], bucket["high"]
+    b_low, b_high = bucket.low, bucket.high
     top = float("inf") if high is None else high
     b_top = float("inf") if b_high is None else b_high
     if low <= b_low and b_top <= top:
@@ -115,12 +125,12 @@ def training_lengths(bucket: dict, settings: JobSettings, bucketed_by: Optional[
     return "partly"
 
 
-NO_COMPARISON = {k: None for prefix in ("", "interaction_") for metric in ("bleu", "chrf")
-                 for k in Difference(0, 0, 0, 0).as_dict(metric, prefix)}
-
-
-def difference_columns(differences: dict[str, Difference], prefix: str = "") -> dict:
-    return {k: v for key, difference in differences.items() for k, v in difference.as_dict(key, prefix).items()}
+def compared(differences: dict[str, Difference], interactions: Optional[dict[str, Difference]] = None) -> Comparison:
+    """Δ of each metric against the baseline, and of its interaction Δ_long − Δ_short, as the report keeps them."""
+    def of(found: Optional[dict[str, Difference]], metric: str) -> Optional[Delta]:
+        return Delta.of(found[metric]) if found and metric in found else None
+    return Comparison(of(differences, "bleu"), of(differences, "chrf"), of(interactions, "bleu"),
+                      of(interactions, "chrf"))
 
 
 class Aggregator:
@@ -159,13 +169,14 @@ class Aggregator:
         return self._stats[job.name, name]
 
     # -- one setting ---------------------------------------------------------------------------------------------
-    def whole_split_intervals(self, setting: Setting, name: str) -> dict[str, list]:
+    def whole_split_intervals(self, setting: Setting, name: str) -> dict[str, Optional[list]]:
+        """{metric: its 95% bootstrap interval over the whole test set} with one seed, {} else."""
         if len(setting.jobs) != 1 or not self.rules.samples:
-            return {"bleu": None, "chrf": None}
+            return {}
         job = setting.jobs[0]
         test = self.test_set(job, name)
         if test is None:
-            return {"bleu": None, "chrf": None}
+            return {}
         return bootstrap_interval(self.stats(job, name, test), self.rules.samples, test.groups)
 
     def bucket_members(self, job: Job, name: str, test: TestSet) -> dict[str, Optional[list[int]]]:
@@ -202,8 +213,8 @@ class Aggregator:
                 self.notes.append(note)
         return same
 
-    def comparisons(self, setting: Setting, name: str, buckets: list[dict]) -> dict[str, dict]:
-        """{bucket name or "all": columns} against the baseline of each seed; "all" also holds the interaction."""
+    def comparisons(self, setting: Setting, name: str, buckets: list[Bucket]) -> dict[str, Comparison]:
+        """{bucket name or "all": Δ} against the baseline of each seed; "all" also holds the interaction."""
         pairs = self.paired(setting, name)
         if not pairs:
             return {}
@@ -215,21 +226,19 @@ class Aggregator:
         systems = [self.stats(job, name, test) for job, _ in pairs]
         bases = [self.stats(base, name, test) for _, base in pairs]
         samples, groups = self.rules.samples, test.groups
-        out = {ALL: difference_columns(compare(bases, systems, groups, samples))}
+        whole = compare(bases, systems, groups, samples)
+        out = {ALL: compared(whole)}
         members = self.bucket_members(pairs[0][0], name, test)
         for b in buckets:
-            indices = members.get(b["bucket"])
+            indices = members.get(b.name)
             if indices:
                 sub = groups.subset(indices)
-                out[b["bucket"]] = difference_columns(compare([s.subset(indices) for s in bases],
-                                                              [s.subset(indices) for s in systems], sub, samples))
-        short = [i for b in buckets if b["high"] is not None and b["high"] <= SHORT_MAX
-                 for i in members.get(b["bucket"]) or []]
-        long = [i for b in buckets if b["low"] is not None and b["low"] >= LONG_MIN
-                for i in members.get(b["bucket"]) or []]
+                out[b.name] = compared(compare([s.subset(indices) for s in bases], [s.subset(indices) for s in systems],
+                                               sub, samples))
+        short = [i for b in buckets if b.high is not None and b.high <= SHORT_MAX for i in members.get(b.name) or []]
+        long = [i for b in buckets if b.low is not None and b.low >= LONG_MIN for i in members.get(b.name) or []]
         if short and long:
-            out[ALL].update(difference_columns(interaction(bases, systems, groups, short, long, samples),
-                                               "interaction_"))
+            out[ALL] = compared(whole, interaction(bases, systems, groups, short, long, samples))
         return out
 
     def repeated_words(self, jobs: list[Job], name: str) -> dict[str, Optional[float]]:
@@ -247,83 +256,82 @@ class Aggregator:
                     shares.setdefault(bucket, []).append(repeated_word_percent(hypotheses[i] for i in indices))
         return {bucket: spread(values)[0] for bucket, values in shares.items()}
 
-    def rows(self, setting: Setting, name: str, buckets: list[dict]) -> list[dict]:
+    def about(self, setting: Setting, name: str) -> RowSetting:
+        """What every row of `setting` on test set `name` is about."""
+        seeds = sum(name in job.test_sets() for job in setting.jobs)
+        return RowSetting(setting.label, setting.pe, setting.group, name, setting.settings.encoding,
+                          setting.settings.ablation, setting.settings.train_words, setting.settings.model, seeds)
+
+    def rows(self, setting: Setting, name: str, buckets: list[Bucket]) -> list[ReportRow]:
         jobs = [job for job in setting.jobs if name in job.test_sets()]
         results = [job.test_sets()[name] for job in jobs]
         n = len(jobs)
         bucketed_by = results[0].by_length.bucketed_by if results[0].by_length else None
-        common = {"setting": setting.label, "pe": setting.pe, "group": setting.group, "test_set": name,
-                  "encoding": setting.settings.encoding, "ablation": setting.settings.ablation,
-                  "train_words": setting.settings.train_words, "model": setting.settings.model,
-                  "seeds": n, "interval": "bootstrap 95%" if n == 1 else f"mean ± std over {n} seeds"}
-        totals = {key: spread([getattr(j.metrics, key) for j in jobs])[0]
-                  for key in ("parameters", "target_tokens_per_s", "train_minutes", "steps")}
-        for key in ("parameters", "steps"):
-            totals[key] = None if totals[key] is None else int(totals[key])
-        steps = sorted({job.tested_step for job in jobs if job.tested_step is not None})
-        totals["tested_step"] = "–".join(str(step) for step in (steps[:1] + steps[-1:] if len(steps) > 1 else steps))
+        parameters, tokens_per_s, minutes, steps = (
+            spread([getattr(j.metrics, key) for j in jobs])[0]
+            for key in ("parameters", "target_tokens_per_s", "train_minutes", "steps"))
+        tested = sorted({job.tested_step for job in jobs if job.tested_step is not None})
+        common = dict(self.about(setting, name).about(),
+                      interval="bootstrap 95%" if n == 1 else f"mean ± std over {n} seeds",
+                      parameters=None if parameters is None else int(parameters), target_tokens_per_s=tokens_per_s,
+                      train_minutes=minutes, steps=None if steps is None else int(steps),
+                      tested_step="–".join(str(step) for step in (tested[:1] + tested[-1:] if len(tested) > 1
+                                                                  else tested)),
+                      jobs=" ".join(j.name for j in jobs))
         comparisons = self.comparisons(setting, name, buckets) if self.rules.samples else {}
         intervals = self.whole_split_intervals(setting, name)
         repeats = self.repeated_words(jobs, name)
-        whole = {"bucket": ALL, "low": None, "high": None, "sentences": results[0].sentences}
-        whole.update(score_columns([r.bleu for r in results], [intervals["bleu"]], "bleu"))
-        whole.update(score_columns([r.chrf for r in results], [intervals["chrf"]], "chrf"))
-        for key in PER_BUCKET:
-            whole[key] = None
-        out = [whole]
+
+        def row(bucket: Bucket, sentences: Optional[int], bleu: Score, chrf: Score,
+                statistics: BucketStatistics) -> ReportRow:
+            return ReportRow(**common, bucket=bucket.name, low=bucket.low, high=bucket.high, sentences=sentences,
+                             bleu=bleu, chrf=chrf, **vars(statistics),
+                             lengths=training_lengths(bucket, setting.settings, bucketed_by),
+                             decides=self.rules.decides(sentences), repeated_words=repeats.get(bucket.name),
+                             compared=comparisons.get(bucket.name) or Comparison())
+        out = [row(Bucket(ALL, None, None), results[0].sentences,
+                   score_of([r.bleu for r in results], [intervals.get("bleu")]),
+                   score_of([r.chrf for r in results], [intervals.get("chrf")]), BucketStatistics())]
         for b in buckets:
-            cells = [bucket_table(r).get(b["bucket"]) for r in results]
+            cells = [bucket_table(r).get(b.name) for r in results]
             cells = [c if c and c.sentences else None for c in cells]  # an empty bucket has no scores
             if all(c is None for c in cells):
                 continue
-            row = dict(b, sentences=next(c.sentences for c in cells if c))
-            for key in ("bleu", "chrf"):
-                row.update(score_columns([c.score(key) if c else None for c in cells],
-                                         [c.ci(key) if c else None for c in cells], key))
-            for key in PER_BUCKET:
-                row[key] = spread([getattr(c, key) if c else None for c in cells])[0]
-            out.append(row)
-        for row in out:
-            row["lengths"] = training_lengths(row, setting.settings, bucketed_by)
-            row["decides"] = self.rules.decides(row["sentences"])
-            row["repeated_words"] = repeats.get(row["bucket"])
-            row.update(NO_COMPARISON, **comparisons.get(row["bucket"], {}))
-            row.update(totals)
-            row["jobs"] = " ".join(j.name for j in jobs)
-        return [dict(common, **row) for row in out]
+            bleu, chrf = (score_of([c.score(key) if c else None for c in cells], [c.ci(key) if c else None for c in cells])
+                          for key in ("bleu", "chrf"))
+            statistics = BucketStatistics(**{key: spread([getattr(c, key) if c else None for c in cells])[0]
+                                             for key in PER_BUCKET})
+            out.append(row(b, next(c.sentences for c in cells if c), bleu, chrf, statistics))
+        return out
 
 
-def family_of(row: dict) -> str:
+def family_of(row: ReportRow) -> str:
     """Holm's family of a row's tests, declared once: the tests of one test set on one page (its buckets, the
     whole set and the interaction), BLEU and chrF apart. A claim's own tests form their own family (claims.py)."""
-    return f"{row.get('test_set')}"
+    return f"{row.test_set}"
 
 
-def adjust_for_many_tests(rows: list[dict]) -> None:
-    """p_<metric>_holm: Holm-adjusted within the row's family (family_of) over the tests that decide: buckets of
+def adjust_for_many_tests(rows: list[ReportRow]) -> None:
+    """Each Δ's `holm`: its p Holm-adjusted within the row's family (family_of) over the tests that decide: buckets of
     fewer than min_bucket sentences are shown, never starred, and not in the family."""
+    for row in rows:
+        row.family = family_of(row)
     for metric in ("bleu", "chrf"):
-        keys = (f"p_{metric}", f"p_interaction_{metric}")
-        families: dict[str, list[tuple[dict, str]]] = {}
+        families: dict[str, list[Delta]] = {}
         for row in rows:
-            row["family"] = family_of(row)
-            for key in keys:
-                if row.get(key) is not None:
-                    row[f"{key}_holm"] = None
-                    if row.get("decides"):
-                        families.setdefault(row["family"], []).append((row, key))
-        for cells in families.values():
-            for (row, key), adjusted in zip(cells, holm([row[key] for row, key in cells])):
-                row[f"{key}_holm"] = round(adjusted, 6)
+            if row.decides:
+                families.setdefault(row.family, []).extend(row.compared.tests(metric))
+        for tests in families.values():
+            for test, adjusted in zip(tests, holm([test.p for test in tests])):
+                test.holm = round(adjusted, 6)
 
 
 def one_seed_bleu_tests(report: Report) -> int:
     """How many one-seed BLEU tests the largest Holm family holds (adjust_for_many_tests)."""
     sizes: dict[str, int] = {}
     for row in report.rows:
-        for key in ("p_bleu", "p_interaction_bleu"):
-            if row.get(key) is not None and row.get("seeds") == 1 and row.get("decides"):
-                sizes[family_of(row)] = sizes.get(family_of(row), 0) + 1
+        if row.seeds == 1 and row.decides:
+            sizes[family_of(row)] = sizes.get(family_of(row), 0) + len(row.compared.tests("bleu"))
     return max(sizes.values(), default=0)
 
 
@@ -364,16 +372,15 @@ def aggregate(jobs: list[Job], settings: list[Setting], baseline: Baseline, rule
                     baseline=baseline.describe(), rules=rules)
     names = list(dict.fromkeys(name for s in settings for job in s.jobs for name in job.test_sets()))
 
-    def all_rows() -> list[dict]:
+    def all_rows() -> list[ReportRow]:
         rows, report.spans, report.alignment = [], [], []
         for name in names:
             for setting in settings:
                 if any(name in job.test_sets() for job in setting.jobs):
                     rows += aggregator.rows(setting, name, buckets)
-                    common = {k: rows[-1][k] for k in ("setting", "pe", "group", "test_set", "encoding", "ablation",
-                                                       "train_words", "model", "seeds")}
-                    report.spans += span_rows(aggregator, setting, name, common)
-                    report.alignment += alignment_rows(aggregator, setting, name, common)
+                    about = aggregator.about(setting, name)
+                    report.spans += span_rows(aggregator, setting, name, about)
+                    report.alignment += alignment_rows(aggregator, setting, name, about)
         adjust_for_many_tests(rows)
         return rows
 

@@ -20,8 +20,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable, Optional
 
+from translate.analysis.sweep.rows import AlignmentRow, Quantity, RowSetting, SpanRow
 from translate.analysis.sweep.rules import MARGIN, MIN_BUCKET, decides as enough
-from translate.analysis.sweep.significance import Difference, holm, independent_contrast, p_text
+from translate.analysis.sweep.significance import holm, independent_contrast, p_text
 from translate.analysis.sweep.spans import LONG_MIN, SHORT_MAX
 
 LEVEL = 0.05
@@ -63,48 +64,39 @@ class Reference:
 
     name: str
 
-    def matches(self, r: dict) -> bool:
-        return r["encoding"] == self.name and r["ablation"] == "none"
+    def matches(self, r: RowSetting) -> bool:
+        return r.encoding == self.name and r.ablation == "none"
 
 
 SINUSOIDAL = Reference("sinusoidal")
 
 
-def is_sinusoidal(r: dict) -> bool:
+def is_sinusoidal(r: RowSetting) -> bool:
     return SINUSOIDAL.matches(r)
 
 
-def is_zero_dims(r: dict) -> bool:
-    return r["encoding"] == "sinusoidal" and r["ablation"] == "zero_dims"
+def is_zero_dims(r: RowSetting) -> bool:
+    return r.encoding == "sinusoidal" and r.ablation == "zero_dims"
 
 
-def is_nope(r: dict) -> bool:
-    return (r["encoding"] == "none" and r["ablation"] == "none") or r["ablation"] == "remove"
+def is_nope(r: RowSetting) -> bool:
+    return (r.encoding == "none" and r.ablation == "none") or r.ablation == "remove"
 
 
-def is_short_span(r: dict) -> bool:
-    return r.get("span") == "trained" and r["high"] is not None and r["high"] <= SHORT_MAX
+def is_short_span(r: SpanRow) -> bool:
+    return r.span == "trained" and r.high is not None and r.high <= SHORT_MAX
 
 
-def is_long_span(r: dict) -> bool:
-    return r.get("span") == "trained" and r["low"] >= LONG_MIN
+def is_long_span(r: SpanRow) -> bool:
+    return r.span == "trained" and r.low >= LONG_MIN
 
 
-def decides(r: dict, min_bucket: int) -> bool:
-    return enough(r.get("sentences"), min_bucket)
+def decides(r: SpanRow, min_bucket: int) -> bool:
+    return enough(r.sentences, min_bucket)
 
 
 def in_group(group: str) -> str:
     return f"trained on {group.removeprefix('train ')}" if group else "all jobs"
-
-
-def difference_of(row: dict, key: str = "bleu") -> Difference:
-    """A span row's Δ columns back as a Difference (for contrasts between rows)."""
-    return Difference(row[f"delta_{key}"], row[f"delta_{key}_low"], row[f"delta_{key}_high"], row[f"p_{key}"],
-                      list(row.get(f"delta_{key}_seeds") or []), row.get(f"delta_{key}_std"), row.get(f"test_{key}", ""),
-                      row.get(f"delta_{key}_low90"), row.get(f"delta_{key}_high90"), row.get(f"delta_{key}_se"),
-                      row.get(f"delta_{key}_sentence_se"), row.get(f"delta_{key}_df") or 1000.0,
-                      row.get(f"delta_{key}_mdd"))
 
 
 class Family:
@@ -134,56 +126,52 @@ class Family:
         return f"* Holm-adjusted p < {LEVEL} over the {tests} test{'s' * (tests != 1)} of claim {self.claim} on this page"
 
 
-def delta_text(r: dict, family: Optional[Family] = None, index: Optional[int] = None, key: str = "bleu") -> str:
-    """"−2.69 [−3.86, −1.59] BLEU (p=0.002*; 90% [−3.65, −1.73]; −8% of 33.34)"."""
+def delta_text(r: SpanRow, family: Optional[Family] = None, index: Optional[int] = None) -> str:
+    """"−2.69 [−3.86, −1.59] BLEU (p=0.002*; 90% [−3.65, −1.73]; −8% of 33.34)": Δ BLEU of a compared span."""
     star = family.star(index) if family is not None and index is not None else ""
-    relative = r.get(f"relative_delta_{key}")
-    base = r.get(f"baseline_{key}")
-    return (f"{r[f'delta_{key}']:+.2f} [{r[f'delta_{key}_low']:+.2f}, {r[f'delta_{key}_high']:+.2f}] "
-            f"{key.upper() if key == 'bleu' else 'chrF'} ({p_text(r[f'p_{key}'])}{star}; 90% "
-            f"[{r[f'delta_{key}_low90']:+.2f}, {r[f'delta_{key}_high90']:+.2f}]"
-            + (f"; {relative:+.0%} of {base:.2f}" if relative is not None and base else "") + ")")
+    d = r.compared.bleu
+    return (f"{d.delta:+.2f} [{d.low:+.2f}, {d.high:+.2f}] BLEU ({p_text(d.p)}{star}; 90% "
+            f"[{d.low90:+.2f}, {d.high90:+.2f}]"
+            + (f"; {d.relative_delta:+.0%} of {d.baseline:.2f}" if d.relative_delta is not None and d.baseline else "")
+            + ")")
 
 
-def lengths_text(r: dict) -> str:
+def lengths_text(r: SpanRow) -> str:
     """Output length beside BLEU: a model that stops early is told from one that orders words wrongly."""
-    if r.get("bp") is None:
+    if r.bp is None:
         return ""
-    text = f"length ratio {r['length_ratio']:.2f}, BP {r['bp']:.2f}"
-    if r.get("baseline_bp") is not None:
-        text += f" (baseline {r['baseline_length_ratio']:.2f}, {r['baseline_bp']:.2f})"
+    text = f"length ratio {r.length_ratio:.2f}, BP {r.bp:.2f}"
+    if r.compared is not None and r.compared.baseline_bp is not None:
+        text += f" (baseline {r.compared.baseline_length_ratio:.2f}, {r.compared.baseline_bp:.2f})"
     return text
 
 
-def where(r: dict) -> str:
-    steps = sorted({s for s in r.get("tested_steps") or [] if s is not None})
-    return (f"`{r['test_set']}`, {in_group(r['group'])}, {r['bucket'].split()[-1]} words (n={r['sentences']:,}, "
-            f"{r['seeds']} seed{'s' * (r['seeds'] != 1)}, tested at step {'/'.join(map(str, steps)) or '?'})")
+def where(r: SpanRow) -> str:
+    steps = sorted({s for s in r.tested_steps or [] if s is not None})
+    return (f"`{r.test_set}`, {in_group(r.group)}, {r.bucket.split()[-1]} words (n={r.sentences:,}, "
+            f"{r.seeds} seed{'s' * (r.seeds != 1)}, tested at step {'/'.join(map(str, steps)) or '?'})")
 
 
-def equivalence_text(r: dict, margin: float, significant: bool) -> str:
+def equivalence_text(r: SpanRow, margin: float, significant: bool) -> str:
     """What the TOST and the difference test say, with the margin the data establish and what could be seen."""
-    established, mdd = r.get("established_margin_bleu"), r.get("delta_bleu_mdd")
-    if r.get("equivalent_bleu"):
+    d = r.compared.bleu
+    established, mdd = d.established_margin, d.mdd
+    if d.equivalent:
         word = f"about the same: within ±{margin:g} BLEU (established ±{established:.2f})"
         return word + (", though a difference is detected" if significant else "")
     if significant:
         return f"different (detectable: ±{mdd:.2f})"
-    needed = r.get("seeds_needed_bleu")
+    needed = d.seeds_needed
     seeds = (f"; with this spread between seeds, {needed} seeds would show ±{margin:g} with 80% power" if needed else
-             "; one seed: the spread between seeds is unknown" if r["seeds"] == 1 else
+             "; one seed: the spread between seeds is unknown" if r.seeds == 1 else
              f"; no number of seeds reaches ±{margin:g}: the test set itself is too noisy")
     return (f"inconclusive: the data establish only ±{established:.2f}, and a difference of ±{mdd:.2f} would be "
             f"needed to be seen (α = 0.05, 80% power){seeds}")
 
 
-def cells(spans: list[dict], which: Callable[[dict], bool], span: Callable[[dict], bool]) -> list[dict]:
-    return [r for r in spans if which(r) and span(r) and r.get("delta_bleu") is not None]
-
-
-def primary(spans: list[dict], rows: list[dict]) -> Optional[str]:
-    names = [r.get("test_set") for r in rows] or [r.get("test_set") for r in spans]
-    return names[0] if names else None
+def cells(spans: list[SpanRow], which: Callable[[SpanRow], bool], span: Callable[[SpanRow], bool]) -> list[SpanRow]:
+    """The compared spans of the settings `which` picks, on the lengths `span` picks."""
+    return [r for r in spans if which(r) and span(r) and r.compared is not None]
 
 
 def status_of(outcomes: list[str]) -> str:
@@ -196,20 +184,20 @@ def status_of(outcomes: list[str]) -> str:
     return "inconclusive" if all(o in ("yes", "unclear") for o in outcomes) else "partly supported"
 
 
-def zero_dims_claim(spans: list[dict], test_set: Optional[str], margin: float = MARGIN,
+def zero_dims_claim(spans: list[SpanRow], test_set: Optional[str], margin: float = MARGIN,
                     min_bucket: int = MIN_BUCKET) -> Verdict:
     verdict = Verdict("(a) Zeroing PE dimensions ≥ 400 barely changes BLEU on short sentences.")
     family = Family("(a)")
     found = cells(spans, is_zero_dims, is_short_span)
-    indices = [family.add(r["p_bleu"] if decides(r, min_bucket) else None) for r in found]
+    indices = [family.add(r.compared.bleu.p if decides(r, min_bucket) else None) for r in found]
     outcomes = []
     for r, index in zip(found, indices):
         significant = family.significant(index)
         text = equivalence_text(r, margin, significant) if decides(r, min_bucket) else "too few to decide"
-        if decides(r, min_bucket) and r["test_set"] == test_set:
-            outcomes.append("yes" if r["equivalent_bleu"] else "no" if significant else "unclear")
+        if decides(r, min_bucket) and r.test_set == test_set:
+            outcomes.append("yes" if r.compared.bleu.equivalent else "no" if significant else "unclear")
         verdict.add(f"{where(r)}: zero_dims minus sinusoidal {delta_text(r, family, index)}; {text}; "
-                    f"{lengths_text(r)}.", r["test_set"])
+                    f"{lengths_text(r)}.", r.test_set)
     verdict.status = status_of(outcomes)
     verdict.family = family.describe()
     if not found:
@@ -217,20 +205,20 @@ def zero_dims_claim(spans: list[dict], test_set: Optional[str], margin: float = 
     return verdict
 
 
-def long_cell(long: list[dict], setting: str) -> Optional[dict]:
+def long_cell(long: list[SpanRow], setting: str) -> Optional[SpanRow]:
     """The long group's cell on the reserved long test set, else on the test set it has."""
-    mine = [r for r in long if r["setting"] == setting]
-    return next((r for r in mine if r["test_set"] == LONG_TEST_SET), mine[0] if mine else None)
+    mine = [r for r in long if r.setting == setting]
+    return next((r for r in mine if r.test_set == LONG_TEST_SET), mine[0] if mine else None)
 
 
-def no_pe_claim(spans: list[dict], test_set: Optional[str], margin: float = MARGIN, min_bucket: int = MIN_BUCKET,
+def no_pe_claim(spans: list[SpanRow], test_set: Optional[str], margin: float = MARGIN, min_bucket: int = MIN_BUCKET,
                 pe: Reference = SINUSOIDAL) -> Verdict:
     """Claim (b) with `pe` as the PE: the spans' Δ must be against `pe` (a report whose baseline is `pe`)."""
     verdict = Verdict("(b) Without PE, short sentences translate about as well, long ones much worse.")
     family = Family("(b)")
-    short = [r for r in cells(spans, is_nope, is_short_span) if r["test_set"] == test_set]
+    short = [r for r in cells(spans, is_nope, is_short_span) if r.test_set == test_set]
     long = cells(spans, is_nope, is_long_span)
-    long_settings = list(dict.fromkeys(r["setting"] for r in long))
+    long_settings = list(dict.fromkeys(r.setting for r in long))
     if not short or not long_settings:
         verdict.add(f"not measured: it needs no-PE and {pe.name} jobs trained on short sentences (at most "
                     f"{SHORT_MAX} words) and on long ones (from {LONG_MIN}), each tested on its own lengths")
@@ -241,28 +229,28 @@ def no_pe_claim(spans: list[dict], test_set: Optional[str], margin: float = MARG
         for setting in long_settings:
             lg = long_cell(long, setting)
             deciding = decides(s, min_bucket) and decides(lg, min_bucket)
-            contrast = independent_contrast(difference_of(s), difference_of(lg))
-            i_short = family.add(s["p_bleu"] if deciding else None)
-            i_long = family.add(lg["p_bleu"] if deciding else None)
+            contrast = independent_contrast(s.compared.bleu.difference(), lg.compared.bleu.difference())
+            i_short = family.add(s.compared.bleu.p if deciding else None)
+            i_long = family.add(lg.compared.bleu.p if deciding else None)
             i_contrast = family.add(contrast.p if deciding else None)
-            short_same = bool(s["equivalent_bleu"])
+            short_same = bool(s.compared.bleu.equivalent)
             short_different = family.significant(i_short) and not short_same
-            long_worse = family.significant(i_long) and lg["delta_bleu"] < 0
+            long_worse = family.significant(i_long) and lg.compared.bleu.delta < 0
             contrast_worse = family.significant(i_contrast) and contrast.delta < 0
             if deciding:  # every part holds: yes; none: no; the long parts hold and short cannot tell: unclear
                 parts = [short_same, long_worse, contrast_worse]
                 outcomes.append("yes" if all(parts) else "no" if not long_worse and not contrast_worse else
                                 "unclear" if long_worse and contrast_worse and not short_different else "partly")
             verdict.add(f"short, {where(s)}: no PE minus {pe.name} {delta_text(s, family, i_short)}; "
-                        f"{equivalence_text(s, margin, family.significant(i_short))}; {lengths_text(s)}.", s["test_set"])
+                        f"{equivalence_text(s, margin, family.significant(i_short))}; {lengths_text(s)}.", s.test_set)
             verdict.add(f"long, {where(lg)}: {delta_text(lg, family, i_long)}; "
-                        f"{'worse' if long_worse else 'not shown to be worse'}; {lengths_text(lg)}.", lg["test_set"])
+                        f"{'worse' if long_worse else 'not shown to be worse'}; {lengths_text(lg)}.", lg.test_set)
             verdict.add(f"Δ_long − Δ_short between the two groups: {contrast.delta:+.2f} [{contrast.low:+.2f}, "
                         f"{contrast.high:+.2f}] BLEU ({p_text(contrast.p)}{family.star(i_contrast)}; {contrast.method}): "
                         + ("long sentences lose more." if contrast_worse else "not shown that long sentences lose more."),
                         contrast=True)
-    beyond = [r for r in spans if is_nope(r) and r.get("span") == "beyond" and r.get("delta_bleu") is not None
-              and r["test_set"] in (test_set, LONG_TEST_SET)]
+    beyond = [r for r in spans if is_nope(r) and r.span == "beyond" and r.compared is not None
+              and r.test_set in (test_set, LONG_TEST_SET)]
     if beyond:
         verdict.add("Extrapolation, each model on lengths longer than any it trained on (not part of the claim): "
                     + "; ".join(f"{where(r)}: {delta_text(r)}, {lengths_text(r)}" for r in beyond) + ".")
@@ -271,13 +259,13 @@ def no_pe_claim(spans: list[dict], test_set: Optional[str], margin: float = MARG
     return verdict
 
 
-def alignment_cells(alignment: list[dict], which: Callable[[dict], bool]) -> list[dict]:
+def alignment_cells(alignment: list[AlignmentRow], which: Callable[[AlignmentRow], bool]) -> list[AlignmentRow]:
     """Per setting and test set, the length-robust metric when recorded (AER), else the normalised share."""
-    chosen: dict[tuple, dict] = {}
+    chosen: dict[tuple, AlignmentRow] = {}
     for r in alignment:
         if which(r):
-            key = (r["setting"], r["test_set"])
-            if key not in chosen or r["metric"] == "aer":
+            key = (r.setting, r.test_set)
+            if key not in chosen or r.metric == "aer":
                 chosen[key] = r
     return list(chosen.values())
 
@@ -286,24 +274,24 @@ METRIC_NAMES = {"aer": "alignment error rate against silver links (lower is bett
                 "diagonal_share_normalised": "normalised diagonal share (higher is better)"}
 
 
-def quantity_text(q: dict, star: str = "") -> str:
-    return f"{q['delta']:+.3f} [{q['low']:+.3f}, {q['high']:+.3f}] ({p_text(q['p'])}{star})"
+def quantity_text(q: Quantity, star: str = "") -> str:
+    return f"{q.delta:+.3f} [{q.low:+.3f}, {q.high:+.3f}] ({p_text(q.p)}{star})"
 
 
-def diagonal_claim(alignment: list[dict], test_set: Optional[str], min_bucket: int = MIN_BUCKET,
+def diagonal_claim(alignment: list[AlignmentRow], test_set: Optional[str], min_bucket: int = MIN_BUCKET,
                    pe: Reference = SINUSOIDAL) -> Verdict:
     verdict = Verdict("(c) With PE the cross-attention lines up along the diagonal on long sentences; "
                       "without PE it does not.")
     family = Family("(c)")
     outcomes = []
     for r in alignment_cells(alignment, is_nope):
-        deciding = enough(r["short_sentences"], min_bucket) and enough(r["long_sentences"], min_bucket)
-        i_long = family.add(r["gap_long"]["p"] if deciding else None)
-        i_interaction = family.add(r["gap_interaction"]["p"] if deciding else None)
-        worse_long = family.significant(i_long) and r["gap_long"]["delta"] * r["better"] < 0
-        grows = family.significant(i_interaction) and r["gap_interaction"]["delta"] * r["better"] < 0
-        shrinks = family.significant(i_interaction) and r["gap_interaction"]["delta"] * r["better"] > 0
-        if deciding and r["test_set"] == test_set:
+        deciding = enough(r.short_sentences, min_bucket) and enough(r.long_sentences, min_bucket)
+        i_long = family.add(r.gap_long.p if deciding else None)
+        i_interaction = family.add(r.gap_interaction.p if deciding else None)
+        worse_long = family.significant(i_long) and r.gap_long.delta * r.better < 0
+        grows = family.significant(i_interaction) and r.gap_interaction.delta * r.better < 0
+        shrinks = family.significant(i_interaction) and r.gap_interaction.delta * r.better > 0
+        if deciding and r.test_set == test_set:
             outcomes.append("yes" if worse_long and grows else "partly" if worse_long else "no")
         reading = ("no PE aligns worse on long sentences, and more so than on short ones" if worse_long and grows else
                    "no PE aligns worse on long sentences, but less so than on short ones: the gap shrinks with length"
@@ -311,15 +299,15 @@ def diagonal_claim(alignment: list[dict], test_set: Optional[str], min_bucket: i
                    "no PE aligns worse on long sentences, by about as much as on short ones" if worse_long else
                    "not shown that no PE aligns worse on long sentences")
         verdict.add(
-            f"`{r['test_set']}`, {in_group(r['group'])} ({r['seeds']} seed{'s' * (r['seeds'] != 1)}; "
-            f"{r['short_sentences']:,} sentences of ≤ {SHORT_MAX} words, {r['long_sentences']:,} of ≥ {LONG_MIN}), "
-            f"{METRIC_NAMES[r['metric']]}: {pe.name} {r['baseline_short']:.3f} short, {r['baseline_long']:.3f} long; "
-            f"no PE {r['system_short']:.3f}, {r['system_long']:.3f}. No PE minus {pe.name}: short "
-            f"{quantity_text(r['gap_short'])}, long {quantity_text(r['gap_long'], family.star(i_long))}, long − short "
-            f"{quantity_text(r['gap_interaction'], family.star(i_interaction))}. Long − short within each model: "
-            f"{pe.name} {quantity_text(r['baseline_long_minus_short'])}, no PE "
-            f"{quantity_text(r['system_long_minus_short'])}: "
-            + (reading if deciding else "too few sentences to decide") + ".", r["test_set"])
+            f"`{r.test_set}`, {in_group(r.group)} ({r.seeds} seed{'s' * (r.seeds != 1)}; "
+            f"{r.short_sentences:,} sentences of ≤ {SHORT_MAX} words, {r.long_sentences:,} of ≥ {LONG_MIN}), "
+            f"{METRIC_NAMES[r.metric]}: {pe.name} {r.baseline_short:.3f} short, {r.baseline_long:.3f} long; "
+            f"no PE {r.system_short:.3f}, {r.system_long:.3f}. No PE minus {pe.name}: short "
+            f"{quantity_text(r.gap_short)}, long {quantity_text(r.gap_long, family.star(i_long))}, long − short "
+            f"{quantity_text(r.gap_interaction, family.star(i_interaction))}. Long − short within each model: "
+            f"{pe.name} {quantity_text(r.baseline_long_minus_short)}, no PE "
+            f"{quantity_text(r.system_long_minus_short)}: "
+            + (reading if deciding else "too few sentences to decide") + ".", r.test_set)
     verdict.status = status_of(outcomes)
     verdict.family = family.describe()
     if not verdict.details:
@@ -327,7 +315,7 @@ def diagonal_claim(alignment: list[dict], test_set: Optional[str], min_bucket: i
     return verdict
 
 
-def check_claims(spans: list[dict], alignment: list[dict], test_set: Optional[str], margin: float = MARGIN,
+def check_claims(spans: list[SpanRow], alignment: list[AlignmentRow], test_set: Optional[str], margin: float = MARGIN,
                  min_bucket: int = MIN_BUCKET) -> list[Verdict]:
     return [zero_dims_claim(spans, test_set, margin, min_bucket), no_pe_claim(spans, test_set, margin, min_bucket),
             diagonal_claim(alignment, test_set, min_bucket)]

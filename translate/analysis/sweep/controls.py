@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from translate.analysis.sweep.claims import (Family, Verdict, cells, decides, delta_text, equivalence_text,
                                              is_short_span, lengths_text, where)
+from translate.analysis.sweep.rows import RowSetting, SpanRow
 from translate.analysis.sweep.rules import MARGIN, MIN_BUCKET
 
 
@@ -37,10 +38,10 @@ CONTROLS = (
 
 
 def is_control(control: Control):
-    return lambda r: r["encoding"] == "sinusoidal" and r["ablation"] == control.ablation
+    return lambda r: r.encoding == "sinusoidal" and r.ablation == control.ablation
 
 
-def check_control(control: Control, spans: list[dict], test_set: str | None, margin: float = MARGIN,
+def check_control(control: Control, spans: list[SpanRow], test_set: str | None, margin: float = MARGIN,
                   min_bucket: int = MIN_BUCKET) -> Verdict | None:
     """None when the sweep has no job of this control. Read like claim (a): each model on the short lengths it was
     trained on, merged; its own Holm family."""
@@ -49,20 +50,20 @@ def check_control(control: Control, spans: list[dict], test_set: str | None, mar
         return None
     verdict, family, outcomes = Verdict(f"Control: {control.what}."), Family(f"control {control.ablation}"), []
     worse = []  # per deciding span: worse after Holm, as its star says
-    indices = [family.add(r["p_bleu"] if decides(r, min_bucket) else None) for r in found]
+    indices = [family.add(r.compared.bleu.p if decides(r, min_bucket) else None) for r in found]
     for r, index in zip(found, indices):
         significant = family.significant(index)
         if not decides(r, min_bucket):
             text = "too few to decide"
         elif control.must_hurt:
-            worse.append(significant and r["delta_bleu"] < 0)
+            worse.append(significant and r.compared.bleu.delta < 0)
             text = "worse" if worse[-1] else "not shown to be worse"
         else:
             text = equivalence_text(r, margin, significant)
-        if decides(r, min_bucket) and r["test_set"] == test_set:
+        if decides(r, min_bucket) and r.test_set == test_set:
             outcomes.append(text.split(":")[0].split(" (")[0])
         verdict.add(f"{where(r)}: {control.ablation} minus sinusoidal {delta_text(r, family, index)}; {text}; "
-                    f"{lengths_text(r)}.", r["test_set"])
+                    f"{lengths_text(r)}.", r.test_set)
     verdict.status = outcomes[0] if len(set(outcomes)) == 1 else "differs between training groups" if outcomes \
         else "not measured"
     if control.must_hurt:
@@ -84,13 +85,13 @@ def what_it_means(worse: list[bool]) -> str:
             "retrains too, cannot show that dims ≥ 400 carried nothing (zeroing them at test time can).")
 
 
-def check_controls(spans: list[dict], test_set: str | None, margin: float = MARGIN,
+def check_controls(spans: list[SpanRow], test_set: str | None, margin: float = MARGIN,
                    min_bucket: int = MIN_BUCKET) -> list[Verdict]:
     """The controls the sweep ran, in CONTROLS order."""
     verdicts = (check_control(control, spans, test_set, margin, min_bucket) for control in CONTROLS)
     return [v for v in verdicts if v is not None]
 
 
-def other_encodings(rows: list[dict]) -> list[str]:
+def other_encodings(rows: list[RowSetting]) -> list[str]:
     """Encodings used as is besides sinusoidal (e.g. rope, t5): (b) and (c) are read against each of them too."""
-    return sorted({r["encoding"] for r in rows if r["ablation"] == "none"} - {"sinusoidal", "none"})
+    return sorted({r.encoding for r in rows if r.ablation == "none"} - {"sinusoidal", "none"})

@@ -12,6 +12,7 @@ from translate.analysis.sweep.aggregate import ALL, Report
 from translate.analysis.sweep.plots import LEARNING_CURVES, LENGTH_CURVE, PLOTS
 from translate.analysis.sweep.readme_summary import encodings_lines, update_readme
 from translate.analysis.sweep.results_page import fresh_assets, load_report, of_test_set
+from translate.analysis.sweep.rows import ReportRow
 from translate.analysis.sweep.tables import (LENGTH_LABELS, bucket_header, comparison_cell, markdown_table, number,
                                              pivot, reading_rules, score_cell, test_set_names,
                                              unreachable_stars)
@@ -43,73 +44,72 @@ def trained_on(words: str) -> str:
     return f"≤ {high} words" if low == "1" else f"{low}–{high} words"
 
 
-def trained_words(rows: list[dict]) -> str:
-    return " and ".join(sorted({trained_on(r["train_words"]) for r in rows}))
+def trained_words(rows: list[ReportRow]) -> str:
+    return " and ".join(sorted({trained_on(r.train_words) for r in rows}))
 
 
 def provenance(report: Report, sweep_dir: Path) -> str:
     """What produced the numbers: the folder, how many encodings, seeds and jobs, the model, its size and
     training budget, the test sentences and the bootstrap resamples."""
-    whole = [r for r in report.rows if r["bucket"] == ALL]
-    jobs = {job for r in whole for job in r["jobs"].split()}
-    sentences = {r.get("test_set"): r["sentences"] for r in whole}
+    whole = [r for r in report.rows if r.bucket == ALL]
+    jobs = {job for r in whole for job in r.jobs.split()}
+    sentences = {r.test_set: r.sentences for r in whole}
     tests = ", ".join(f"{number(sentences[name])} sentences of `{name}`" for name in test_set_names(report))
     unfinished = f", {len(report.unfinished)} unfinished left out" if report.unfinished else ""
-    models = ", ".join(sorted({str(r["model"]) for r in whole}))
-    seeds = span([r["seeds"] for r in whole])
+    models = ", ".join(sorted({str(r.model) for r in whole}))
+    seeds = span([r.seeds for r in whole])
     seeds += " seed" if seeds == "1" else " seeds"
     samples = report.rules.samples
-    return (f"`{sweep_dir}`: {len({r['setting'] for r in whole})} encodings × {seeds}, {len(jobs)} finished jobs"
-            f"{unfinished}; model {models}, {span([r['parameters'] for r in whole])}"
-            f" parameters, {span([r['steps'] for r in whole])} steps and {span([r['train_minutes'] for r in whole], 1)}"
+    return (f"`{sweep_dir}`: {len({r.setting for r in whole})} encodings × {seeds}, {len(jobs)} finished jobs"
+            f"{unfinished}; model {models}, {span([r.parameters for r in whole])}"
+            f" parameters, {span([r.steps for r in whole])} steps and {span([r.train_minutes for r in whole], 1)}"
             f" training minutes per job, trained on {trained_words(whole)}; tested on {tests}; "
             + (f"intervals from {samples:,} bootstrap resamples" if samples else "no bootstrap intervals or tests"))
 
 
-def ranked(rows: list[dict]) -> list[dict]:
+def ranked(rows: list[ReportRow]) -> list[ReportRow]:
     """Highest BLEU first; a row without BLEU last; ties by name, so the order never depends on the input's."""
-    return sorted(rows, key=lambda r: (r["bleu"] is None, -(r["bleu"] or 0.0), r["setting"]))
+    return sorted(rows, key=lambda r: (r.bleu.value is None, -(r.bleu.value or 0.0), r.setting))
 
 
-def ranks(rows: list[dict]) -> list[str]:
+def ranks(rows: list[ReportRow]) -> list[str]:
     """Competition ranks of rows already ranked: equal BLEU, equal rank ("1, 2, 2, 4")."""
-    return [str(1 + sum(other["bleu"] is not None and r["bleu"] is not None and other["bleu"] > r["bleu"]
-                        for other in rows)) if r["bleu"] is not None else "–" for r in rows]
+    return [str(1 + sum(other.bleu.value is not None and r.bleu.value is not None and other.bleu.value > r.bleu.value
+                        for other in rows)) if r.bleu.value is not None else "–" for r in rows]
 
 
 def in_ranked_order(report: Report, test_set: str) -> Report:
     """The report's rows of one test set, settings in the order of their whole-split BLEU (pivot keeps the rows'
     order), buckets in their own order within each setting."""
     rows = of_test_set(report, test_set).rows
-    order = {r["setting"]: i for i, r in enumerate(ranked([r for r in rows if r["bucket"] == ALL]))}
-    return dataclasses.replace(report, rows=sorted(rows, key=lambda r: order[r["setting"]]))
+    order = {r.setting: i for i, r in enumerate(ranked([r for r in rows if r.bucket == ALL]))}
+    return dataclasses.replace(report, rows=sorted(rows, key=lambda r: order[r.setting]))
 
 
-def ranking_table(rows: list[dict]) -> list[str]:
+def ranking_table(rows: list[ReportRow]) -> list[str]:
     """One line per encoding of one test set and training group (`rows`: their whole-split rows)."""
     rows = ranked(rows)
     header = ["rank", "encoding", "seeds", "BLEU", "Δ BLEU vs baseline", "chrF", "parameters", "steps",
               "tested at step", "target tokens/s", "train minutes"]
     return markdown_table(
-        header, [[rank, r["setting"], str(r["seeds"]), score_cell(r, "bleu"), comparison_cell(r, "bleu"),
-                  score_cell(r, "chrf"), number(r["parameters"]), number(r["steps"], 0),
-                  str(r.get("tested_step") or "–"),
-                  number(r["target_tokens_per_s"], 0), number(r["train_minutes"], 1)]
+        header, [[rank, r.setting, str(r.seeds), score_cell(r.bleu, r.seeds), comparison_cell(r.compared.bleu, r.decides),
+                  score_cell(r.chrf, r.seeds), number(r.parameters), number(r.steps, 0), str(r.tested_step or "–"),
+                  number(r.target_tokens_per_s, 0), number(r.train_minutes, 1)]
                  for rank, r in zip(ranks(rows), rows)],
         ["--:", "---"] + ["--:"] * (len(header) - 2))
 
 
-def per_test_set_and_group(report: Report, rows: list[dict],
-                           table: Callable[[list[dict]], list[str]]) -> list[str]:
+def per_test_set_and_group(report: Report, rows: list[ReportRow],
+                           table: Callable[[list[ReportRow]], list[str]]) -> list[str]:
     """`table` of the rows of each test set and training group, under a `###` title naming them where there are
     several (the encodings sweep has one of each)."""
     names = test_set_names(report)
     lines = []
     for name in names:
-        of_set = [r for r in rows if r.get("test_set") == name]
-        for group in sorted({r["group"] for r in of_set}):
+        of_set = [r for r in rows if r.test_set == name]
+        for group in sorted({r.group for r in of_set}):
             title = ", ".join(filter(None, [f"`{name}`" if len(names) > 1 else "", group]))
-            lines += ([f"### {title}", ""] if title else []) + table([r for r in of_set if r["group"] == group])
+            lines += ([f"### {title}", ""] if title else []) + table([r for r in of_set if r.group == group])
             lines.append("")
     return lines
 
@@ -118,7 +118,7 @@ def ranking_section(report: Report) -> list[str]:
     intro = ("Ranked by the whole test split's BLEU (the point estimate: where two intervals overlap the order "
              f"between them is not shown). Δ: against the baseline ({report.baseline or 'none'}) trained the same "
              "way with the same seed, on the same sentences; the baseline's own Δ is –.")
-    return [intro, ""] + per_test_set_and_group(report, [r for r in report.rows if r["bucket"] == ALL], ranking_table)
+    return [intro, ""] + per_test_set_and_group(report, [r for r in report.rows if r.bucket == ALL], ranking_table)
 
 
 def by_length_section(report: Report) -> list[str]:
@@ -127,35 +127,35 @@ def by_length_section(report: Report) -> list[str]:
     lines = []
     for name in names:
         title = "BLEU by length" + (f" (`{name}`)" if len(names) > 1 else "")
-        lines += pivot(in_ranked_order(report, name), lambda r: score_cell(r, "bleu"), title, name)
+        lines += pivot(in_ranked_order(report, name), lambda r: score_cell(r.bleu, r.seeds), title, name)
     return lines or ["## BLEU by length", "", "No job has a by_length report in its metrics.json: whole-split scores "
                      "only.", ""]
 
 
-def bucket_ranking_table(rows: list[dict], min_bucket: int) -> list[str]:
+def bucket_ranking_table(rows: list[ReportRow], min_bucket: int) -> list[str]:
     """Buckets as columns, ranks as lines: the encoding at that rank in that bucket and its BLEU."""
-    buckets: dict[str, list[dict]] = {}
-    for r in sorted(rows, key=lambda r: (r["low"] is None, r["low"] or 0)):
-        if r["bleu"] is not None:
-            buckets.setdefault(r["bucket"], []).append(r)
+    buckets: dict[str, list[ReportRow]] = {}
+    for r in sorted(rows, key=lambda r: (r.low is None, r.low or 0)):
+        if r.bleu.value is not None:
+            buckets.setdefault(r.bucket, []).append(r)
     columns = [ranked(cells) for cells in buckets.values()]
-    header = ["rank"] + [(f"{LENGTH_LABELS[cells[0]['lengths']]}: " if cells[0].get("lengths") else "")
+    header = ["rank"] + [(f"{LENGTH_LABELS[cells[0].lengths]}: " if cells[0].lengths else "")
                          + bucket_header(cells[0], min_bucket) for cells in columns]
     lines = []
     for line in range(max(map(len, columns), default=0)):
-        lines.append([str(line + 1)] + [f"{cells[line]['setting']} {score_cell(cells[line], 'bleu')}"
+        lines.append([str(line + 1)] + [f"{cells[line].setting} {score_cell(cells[line].bleu, cells[line].seeds)}"
                                         if line < len(cells) else "–" for cells in columns])
     return markdown_table(header, lines, ["--:"] + ["---"] * len(columns))
 
 
 def extrapolation_section(report: Report, sweep_dir: Path, assets: Path, link: str) -> list[str]:
-    words = trained_words([r for r in report.rows if r["bucket"] == ALL])
+    words = trained_words([r for r in report.rows if r.bucket == ALL])
     lines = [f"## Length extrapolation: trained on {words}", "",
              f"From `{sweep_dir}` (its size and budget: see the top of the page). Every encoding is trained on "
              f"{words} only and tested on every length bucket; the buckets beyond the training lengths show how it "
              "extrapolates. Per bucket, the encodings from the highest BLEU down (ties by name); a bucket marked "
              "`too few` decides nothing.", ""]
-    buckets = [r for r in report.rows if r["bucket"] != ALL]
+    buckets = [r for r in report.rows if r.bucket != ALL]
     lines += per_test_set_and_group(report, buckets, lambda rows: bucket_ranking_table(rows, report.rules.min_bucket))
     if not buckets:
         lines += ["No job has a by_length report in its metrics.json: no ranking per bucket.", ""]
@@ -169,27 +169,26 @@ def extrapolation_section(report: Report, sweep_dir: Path, assets: Path, link: s
         lines += ["Hypothesis words per reference word in each bucket: below 1 a model stops early (BLEU's brevity "
                   "penalty then dominates), above 1 it runs on or repeats. It tells a model that ends its translation "
                   "at the lengths it was trained on from one that reaches the right length with the wrong words.", ""]
-        lines += pivot_per_test_set(report, lambda r: number(r.get("length_ratio")),
+        lines += pivot_per_test_set(report, lambda r: number(r.length_ratio),
                                     "Length extrapolation: output length / reference length")
-        if any(r.get("repeated_words") is not None for r in buckets):
+        if any(r.repeated_words is not None for r in buckets):
             lines += ["Percentage of output words identical to the word just before them (\"old old old\"), read from "
                       "the hypotheses: near 0 for fluent English. A model whose length ratio holds up while this "
                       "grows reaches the length by looping, not by translating.", ""]
-            lines += pivot_per_test_set(report, lambda r: number(r.get("repeated_words")),
+            lines += pivot_per_test_set(report, lambda r: number(r.repeated_words),
                                         "Length extrapolation: repeated words in the output, %")
     return lines + pictures(sweep_dir / "report", assets, link, "extrapolation_")
 
 
-def pivot_per_test_set(report: Report, cell: Callable[[dict], str], title: str) -> list[str]:
+def pivot_per_test_set(report: Report, cell: Callable[[ReportRow], str], title: str) -> list[str]:
     """A `## title (`test set`)` pivot (settings × length buckets, in ranked order) for each test set."""
     return [line for name in test_set_names(report)
             for line in pivot(in_ranked_order(report, name), cell, f"{title} (`{name}`)", name)]
 
 
-def paired_cell(row: dict) -> str:
+def paired_cell(row: ReportRow) -> str:
     """Δ BLEU against the baseline; no star in a bucket too small to decide anything (its header says `too few`)."""
-    cell = comparison_cell(row, "bleu")
-    return cell if row.get("decides", True) else cell.rstrip("*")
+    return comparison_cell(row.compared.bleu, row.decides)
 
 
 def pictures(report_dir: Path, assets: Path, link: str, prefix: str = "") -> list[str]:

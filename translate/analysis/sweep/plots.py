@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
+from typing import Callable, Optional
 
 import matplotlib
 
@@ -12,9 +12,21 @@ from matplotlib.figure import Figure  # noqa: E402
 
 from translate.analysis.run.metrics import RunMetrics  # noqa: E402
 from translate.analysis.sweep.aggregate import ALL  # noqa: E402
+from translate.analysis.sweep.rows import ReportRow, Score  # noqa: E402
 
-PLOTS = (("bleu", "BLEU", "bleu_by_length.png"), ("diagonal_share", "cross-attention diagonal share",
-                                                    "diagonal_share_by_length.png"))
+
+def bleu(row: ReportRow) -> Score:
+    return row.bleu
+
+
+def diagonal_share(row: ReportRow) -> Score:
+    """The raw share, without an interval (the runs record none for it)."""
+    return Score(row.diagonal_share)
+
+
+# (what is drawn of a row, the axis label, the file)
+PLOTS = ((bleu, "BLEU", "bleu_by_length.png"),
+         (diagonal_share, "cross-attention diagonal share", "diagonal_share_by_length.png"))
 
 LENGTH_CURVE = "bleu_length_curve.png"       # BLEU against bucket middle, one line per setting
 LEARNING_CURVES = "learning_curves.png"      # valid BLEU against step, one line per job
@@ -49,35 +61,34 @@ def figure_width(panels: int, lines: int) -> float:
     return 5.5 * panels + (1.8 if lines <= 16 else 3.4)
 
 
-def line_plot(rows: list[dict], key: str, ylabel: str) -> Optional[Figure]:
-    """None when no row has `key` per bucket (e.g. runs without a length report)."""
-    rows = [r for r in rows if r["bucket"] != ALL and r.get(key) is not None]
+def line_plot(rows: list[ReportRow], value: Callable[[ReportRow], Score], ylabel: str) -> Optional[Figure]:
+    """None when no row has the value per bucket (e.g. runs without a length report)."""
+    rows = [r for r in rows if r.bucket != ALL and value(r).value is not None]
     if not rows:
         return None
     buckets = []
-    for r in sorted(rows, key=lambda r: (r["low"] is None, r["low"] or 0)):
-        if r["bucket"] not in [b for b, _ in buckets]:
-            buckets.append((r["bucket"], r["sentences"]))
+    for r in sorted(rows, key=lambda r: (r.low is None, r.low or 0)):
+        if r.bucket not in [b for b, _ in buckets]:
+            buckets.append((r.bucket, r.sentences))
     position = {b: i for i, (b, _) in enumerate(buckets)}
-    groups = sorted({r["group"] for r in rows})
-    pes = sorted({r["pe"] for r in rows})
+    groups = sorted({r.group for r in rows})
+    pes = sorted({r.pe for r in rows})
     style = series_styles(pes)  # the same encoding looks the same in every panel
     fig = Figure(figsize=(figure_width(len(groups), len(pes)), 4.2), layout="constrained")
     axes = fig.subplots(1, len(groups), squeeze=False, sharey=True)[0]
     for ax, group in zip(axes, groups):
-        for pe in sorted({r["pe"] for r in rows if r["group"] == group}):
-            line = sorted((r for r in rows if r["group"] == group and r["pe"] == pe), key=lambda r: position[
-                r["bucket"]])
-            x = [position[r["bucket"]] for r in line]
-            y = [r[key] for r in line]
-            low = [r.get(f"{key}_low") for r in line]
-            high = [r.get(f"{key}_high") for r in line]
+        for pe in sorted({r.pe for r in rows if r.group == group}):
+            line = sorted((r for r in rows if r.group == group and r.pe == pe), key=lambda r: position[r.bucket])
+            x = [position[r.bucket] for r in line]
+            y = [value(r).value for r in line]
+            low = [value(r).low for r in line]
+            high = [value(r).high for r in line]
             if all(v is not None for v in low + high):
                 errors = [[v - lo for v, lo in zip(y, low)], [hi - v for v, hi in zip(y, high)]]
                 ax.errorbar(x, y, yerr=errors, capsize=3, label=pe, **style[pe])
             else:
                 ax.plot(x, y, label=pe, **style[pe])
-        shade_training_lengths(ax, [r for r in rows if r["group"] == group], position)
+        shade_training_lengths(ax, [r for r in rows if r.group == group], position)
         ax.set_xticks(range(len(buckets)), [f"{b}\n(n={n})" for b, n in buckets], fontsize=8)
         ax.set_xlabel("source length (words)")
         ax.set_title(group or "all jobs", fontsize=10)
@@ -87,23 +98,23 @@ def line_plot(rows: list[dict], key: str, ylabel: str) -> Optional[Figure]:
     return fig
 
 
-def shade_training_lengths(ax, rows: list[dict], position: dict[str, int]) -> None:
+def shade_training_lengths(ax, rows: list[ReportRow], position: dict[str, int]) -> None:
     """Grey behind the buckets that hold sentence lengths the models were trained on (when training was filtered)."""
-    spans = {r["train_words"] for r in rows}
+    spans = {r.train_words for r in rows}
     if len(spans) != 1 or spans == {"all"}:
         return
     low, _, high = next(iter(spans)).rstrip("+").partition("-")
     low, high = int(low), int(high) if high else None
     for r in rows:
-        if (high is None or r["low"] <= high) and (r["high"] is None or r["high"] >= low):
-            ax.axvspan(position[r["bucket"]] - 0.5, position[r["bucket"]] + 0.5, color="0.9", zorder=0)
+        if (high is None or r.low <= high) and (r.high is None or r.high >= low):
+            ax.axvspan(position[r.bucket] - 0.5, position[r.bucket] + 0.5, color="0.9", zorder=0)
 
 
-def write_plots(rows: list[dict], out_dir: Path) -> list[tuple[str, str]]:
+def write_plots(rows: list[ReportRow], out_dir: Path) -> list[tuple[str, str]]:
     """The PNGs written, as (title, file name) for the markdown."""
     written = []
-    for key, label, name in PLOTS:
-        fig = line_plot(rows, key, label)
+    for value, label, name in PLOTS:
+        fig = line_plot(rows, value, label)
         if fig is not None:
             fig.savefig(out_dir / name, dpi=120)
             written.append((f"{label} by length", name))

@@ -54,17 +54,19 @@ def claims_lines(verdicts: list[Verdict], test_set: Optional[str], source: str) 
 def encodings_lines(report: Report, source: str) -> list[str]:
     """Whole-test BLEU and Δ against the baseline of every encoding, per test set, as ranked on the page."""
     names = test_set_names(report)
-    whole = [r for r in report.rows if r["bucket"] == ALL]
-    settings = sorted({r["setting"] for r in whole},
-                      key=lambda s: -(next((r["bleu"] for r in whole if r["setting"] == s and r["test_set"] == names[0]),
+    whole = [r for r in report.rows if r.bucket == ALL]
+    settings = sorted({r.setting for r in whole},
+                      key=lambda s: -(next((r.bleu.value for r in whole if r.setting == s and r.test_set == names[0]),
                                            None) or 0.0))
     header = ["encoding", "tested at step"] + [f"{kind} `{name}`" for name in names for kind in ("BLEU", "Δ BLEU")]
     lines = []
     for setting in settings:
-        cells = {r["test_set"]: r for r in whole if r["setting"] == setting}
-        step = next((str(r.get("tested_step") or "–") for r in cells.values()), "–")
+        cells = {r.test_set: r for r in whole if r.setting == setting}
+        step = next((str(r.tested_step or "–") for r in cells.values()), "–")
         lines.append([setting, step] + [cell for name in names for cell in (
-            (score_cell(cells[name], "bleu"), comparison_cell(cells[name], "bleu")) if name in cells else ("–", "–"))])
+            (score_cell(cells[name].bleu, cells[name].seeds), comparison_cell(cells[name].compared.bleu,
+                                                                                cells[name].decides))
+            if name in cells else ("–", "–"))])
     return ([f"From `{source}` ([docs/encodings_results.md](docs/encodings_results.md)); * Holm-adjusted p < 0.05 "
              "within the test set's tests:", ""]
             + markdown_table(header, lines, ["---", "--:"] + ["--:"] * (len(header) - 2)))

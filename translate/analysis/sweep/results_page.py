@@ -12,23 +12,23 @@ from typing import Callable, Optional
 
 from translate.analysis.sweep import build_report
 from translate.analysis.sweep.aggregate import ALL, Baseline, Report, aggregate
-from translate.analysis.sweep.rules import Rules
 from translate.analysis.sweep.attention_images import cross_attention_images, pick_examples
 from translate.analysis.sweep.jobs import SweepError, find_jobs, group_settings, job_folders
 from translate.analysis.sweep.claims import (Reference, Verdict, check_claims, diagonal_claim, is_nope, is_sinusoidal,
                                              no_pe_claim, thresholds)
 from translate.analysis.sweep.controls import check_controls, other_encodings
 from translate.analysis.sweep.plots import LEARNING_CURVES, PLOTS
-from translate.analysis.sweep.tables import (alignment_cell, comparison_cell, number, pivot, reading_rules, score_cell,
-                                             test_set_names, whole_split_table)
+from translate.analysis.sweep.rows import ReportRow
+from translate.analysis.sweep.tables import (alignment_cell, comparison_cell, number, pivot, reading_rules,
+                                             report_of_json, score_cell, test_set_names, whole_split_table)
 from translate.analysis.sweep.readme_summary import claims_lines, update_readme
 from translate.io import atomic_write, atomic_write_text
 
 
-def is_stale(data: dict, path: Path, sweep_dir: Path) -> bool:
+def is_stale(report: Report, path: Path, sweep_dir: Path) -> bool:
     """A report that does not hold exactly the finished jobs there are now (jobs collected or finished since it
     was written), or is older than one of their metrics.json files (a job run again)."""
-    recorded = {job for row in data["rows"] for job in row["jobs"].split()}
+    recorded = {job for row in report.rows for job in row.jobs.split()}
     finished = [folder for folder in job_folders(sweep_dir) if (folder / "metrics.json").exists()]
     written = path.stat().st_mtime
     return ({str(folder.relative_to(sweep_dir)) for folder in finished} != recorded  # names as read_job gives them
@@ -42,16 +42,13 @@ def load_report(sweep_dir: Path) -> Report:
     if not path.exists():
         build_report(sweep_dir)
     data = json.loads(path.read_text(encoding="utf-8"))
-    if is_stale(data, path, sweep_dir):
-        rules = data.get("rules") or {}
-        build_report(sweep_dir, baseline=data["baseline"], samples=rules.get("samples"),
+    report = report_of_json(data)
+    if is_stale(report, path, sweep_dir):
+        rules = data.get("rules") or {}  # as written: a rule an older report did not record takes the jobs' own
+        build_report(sweep_dir, baseline=report.baseline, samples=rules.get("samples"),
                      min_bucket=rules.get("min_bucket"), margin=rules.get("equivalence_margin"))
-        data = json.loads(path.read_text(encoding="utf-8"))
-    rules = data.get("rules") or {}
-    return Report(rows=data["rows"], unfinished=data["unfinished"], notes=data["notes"], baseline=data["baseline"],
-                  rules=Rules(rules.get("samples", 1000), rules.get("min_bucket", Rules.min_bucket),
-                              rules.get("equivalence_margin", Rules.margin)),
-                  spans=data.get("spans", []), alignment=data.get("alignment", []))
+        report = report_of_json(json.loads(path.read_text(encoding="utf-8")))
+    return report
 
 
 def slug(text: str) -> str:
@@ -61,12 +58,12 @@ def slug(text: str) -> str:
 def attention_section(report: Report, sweep_dir: Path, assets: Path, link: str) -> list[str]:
     """Per training group: the same probes, with sinusoidal PE and without PE, side by side."""
     lines = []
-    for group in sorted({r["group"] for r in report.rows}):
+    for group in sorted({r.group for r in report.rows}):
         columns = []
         for title, which in (("sinusoidal PE", is_sinusoidal), ("no PE", is_nope)):
-            row = next((r for r in report.rows if r["group"] == group and r["bucket"] == ALL and which(r)), None)
+            row = next((r for r in report.rows if r.group == group and r.bucket == ALL and which(r)), None)
             if row:
-                job = row["jobs"].split()[0]
+                job = row.jobs.split()[0]
                 columns.append((title, job, pick_examples(cross_attention_images(sweep_dir / job / "tb"))))
         if not columns or not any(images for _, _, images in columns):
             continue
@@ -96,7 +93,7 @@ def attention_section(report: Report, sweep_dir: Path, assets: Path, link: str) 
 
 def seed_caveat(report: Report) -> list[str]:
     """With one seed, the intervals say how much the test sentences vary, not how much training runs do."""
-    if any(r["seeds"] > 1 for r in report.rows if r["bucket"] == ALL):
+    if any(r.seeds > 1 for r in report.rows if r.bucket == ALL):
         return []
     return ["One seed per setting: the intervals and p-values are over test sentences, not over training runs, so a "
             "difference of about one BLEU point may not survive another seed (add the `seeds` sweep, e.g. "
@@ -106,11 +103,11 @@ def seed_caveat(report: Report) -> list[str]:
 def of_test_set(report: Report, name: str) -> Report:
     """The report's rows of one test set: every verdict and table reads one test set at a time (the same bucket of
     two test sets holds different sentences)."""
-    return dataclasses.replace(report, rows=[r for r in report.rows if r.get("test_set") == name])
+    return dataclasses.replace(report, rows=[r for r in report.rows if r.test_set == name])
 
 
 def test_set_title(report: Report, name: str) -> str:
-    sentences = next((r["sentences"] for r in report.rows if r.get("test_set") == name and r["bucket"] == ALL), None)
+    sentences = next((r.sentences for r in report.rows if r.test_set == name and r.bucket == ALL), None)
     return f"`{name}`" + (f" ({number(sentences)} sentences)" if sentences is not None else "")
 
 
@@ -182,31 +179,32 @@ def scores_section(report: Report) -> list[str]:
     for name in names:
         title = f" on {test_set_title(report, name)}" if len(names) > 1 else ""
         lines += [f"### Whole test set{title}", ""] + whole_split_table(report, name) + [""]
-        for heading, cell in (("BLEU by length", lambda r: score_cell(r, "bleu")),
-                              ("Δ BLEU against sinusoidal PE by length", lambda r: comparison_cell(r, "bleu")),
+        for heading, cell in (("BLEU by length", lambda r: score_cell(r.bleu, r.seeds)),
+                              ("Δ BLEU against sinusoidal PE by length",
+                               lambda r: comparison_cell(r.compared.bleu, r.decides)),
                               ("Cross-attention alignment by length", alignment_cell)):
             lines += [line.replace("## ", "### ", 1)
                       for line in pivot(report, cell, heading + (f" (`{name}`)" if len(names) > 1 else ""), name)]
     return lines
 
 
-def span(rows: list[dict], key: str, digits: int) -> str:
+def span(values: list[Optional[float]], digits: int) -> str:
     """"600", or "47.6–85.2" when the jobs differ (an evaluation-only job, e.g. a test-time control, has none)."""
-    values = sorted({r[key] for r in rows if r.get(key) is not None})
+    values = sorted({v for v in values if v is not None})
     if len(values) <= 1:
         return number(values[0] if values else None, digits)
     return f"{number(values[0], digits)}–{number(values[-1], digits)}"
 
 
 def results_markdown(report: Report, sweep_dir: Path, assets: Path, link: str, verdicts: list[Verdict]) -> str:
-    whole = [r for r in report.rows if r["bucket"] == ALL]
-    first = whole[0] if whole else {}
+    whole = [r for r in report.rows if r.bucket == ALL]
+    first = whole[0] if whole else ReportRow()
     tests = ", ".join(f"`{name}`" for name in test_set_names(report))
     lines = ["# Results: the source notes' experiments", "",
              f"Generated by `scripts/write_results.py` from `{sweep_dir}` "
-             f"({len({job for r in whole for job in r['jobs'].split()})} jobs, model {first.get('model')}, "
-             f"{number(first.get('parameters'))} parameters, about {span(whole, 'steps', 0)} steps and "
-             f"{span(whole, 'train_minutes', 1)} training minutes per job). Each model is trained on Tatoeba "
+             f"({len({job for r in whole for job in r.jobs.split()})} jobs, model {first.model}, "
+             f"{number(first.parameters)} parameters, about {span([r.steps for r in whole], 0)} steps and "
+             f"{span([r.train_minutes for r in whole], 1)} training minutes per job). Each model is trained on Tatoeba "
              f"pairs of one length range and tested on each test set ({tests}), bucketed by French word count.", "",
              "## What the numbers say", ""]
     lines += claims_section(report, reports_against(sweep_dir, report), verdicts)

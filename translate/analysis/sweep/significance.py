@@ -277,29 +277,6 @@ class Difference:
         """The smallest margin within which the data show "about the same" (TOST at α = 0.05)."""
         return None if self.low90 is None else max(abs(self.low90), abs(self.high90))
 
-    def summary(self, digits: int = 2) -> dict:
-        """{delta, low, high, p, low90, high90, se, mdd, per_seed, method}, rounded: one quantity of a page."""
-        def r(x: Optional[float], n: int = digits) -> Optional[float]:
-            return None if x is None else round(x, n)
-        return {"delta": r(self.delta), "low": r(self.low), "high": r(self.high), "p": r(self.p, 6),
-                "low90": r(self.low90), "high90": r(self.high90), "se": r(self.se, digits + 1),
-                "mdd": r(self.detectable), "per_seed": [r(v) for v in self.per_seed], "method": self.method}
-
-    def as_dict(self, key: str, prefix: str = "") -> dict:
-        """{delta_<prefix><key>, its _low, _high, _low90, _high90, _se, _mdd, _std, _seeds, p_<prefix><key>,
-        test_<prefix><key>}."""
-        name = f"{prefix}{key}"
-
-        def r(x: Optional[float], digits: int = 2) -> Optional[float]:
-            return None if x is None else round(x, digits)
-        return {f"delta_{name}": r(self.delta), f"delta_{name}_low": r(self.low),
-                f"delta_{name}_high": r(self.high), f"p_{name}": r(self.p, 6),
-                f"delta_{name}_low90": r(self.low90), f"delta_{name}_high90": r(self.high90),
-                f"delta_{name}_se": r(self.se, 3), f"delta_{name}_sentence_se": r(self.sentence_se, 3),
-                f"delta_{name}_df": r(self.df, 1), f"delta_{name}_mdd": r(self.detectable),
-                f"delta_{name}_std": r(self.std),
-                f"delta_{name}_seeds": [round(d, 2) for d in self.per_seed], f"test_{name}": self.method}
-
 
 def difference_from_samples(observed: list[float], samples: np.ndarray) -> Difference:
     """observed: Δ per seed; samples (S, B): Δ per seed on each group resample (the same resamples for all)."""

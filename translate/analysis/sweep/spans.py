@@ -12,13 +12,14 @@ over sentences; with several seeds a t-interval over seeds widened by the test-s
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Optional
 
 import numpy as np
 
-from translate.analysis.sweep.significance import (METRICS, Difference, Groups, SentenceStats, compare,
-                                                   difference_from_samples, group_counts, seeds_needed)
+from translate.analysis.sweep.rows import AlignmentRow, Quantity, RowSetting, SpanComparison, SpanDelta, SpanRow
+from translate.analysis.sweep.significance import (Difference, Groups, SentenceStats, compare, difference_from_samples,
+                                                   group_counts, seeds_needed)
 
 if TYPE_CHECKING:  # the aggregator hands itself in; spans never build one
     from translate.analysis.sweep.aggregate import Aggregator
@@ -52,13 +53,20 @@ def claim_spans(settings: "JobSettings") -> list[Span]:
     return [Span("trained", low, high)] + ([Span("beyond", high + 1, None)] if high is not None else [])
 
 
-def length_scores(stats: SentenceStats) -> dict:
-    """BLEU's brevity penalty and output/reference length ratio (corpus level, sacreBLEU's counts)."""
+@dataclass(frozen=True)
+class OutputLength:
+    """Output/reference length ratio and BLEU's brevity penalty (corpus level, sacreBLEU's counts)."""
+
+    ratio: Optional[float]
+    bp: Optional[float]
+
+
+def length_scores(stats: SentenceStats) -> OutputLength:
     totals = stats.stats["bleu"].sum(0)
     hyp, ref = float(totals[0]), float(totals[1])
     ratio = hyp / ref if ref else None
     bp = None if ratio is None else (1.0 if ratio >= 1 else (float(np.exp(1 - 1 / ratio)) if ratio > 0 else 0.0))
-    return {"length_ratio": None if ratio is None else round(ratio, 3), "bp": None if bp is None else round(bp, 3)}
+    return OutputLength(None if ratio is None else round(ratio, 3), None if bp is None else round(bp, 3))
 
 
 def mean_of(values: list[Optional[float]]) -> Optional[float]:
@@ -66,22 +74,19 @@ def mean_of(values: list[Optional[float]]) -> Optional[float]:
     return round(float(np.mean(present)), 2) if present else None
 
 
-def difference_columns(d: Difference, key: str, margin: float, base_score: Optional[float]) -> dict:
-    """A Difference's columns plus what the claims read: equivalence at the margin, the margin established, the
-    seeds a ±margin equivalence would need, Δ relative to the baseline."""
-    out = d.as_dict(key)
-    out[f"equivalent_{key}"] = d.equivalent(margin)
+def span_delta(d: Difference, margin: float, base_score: Optional[float]) -> SpanDelta:
+    """A Difference as the report keeps it plus what the claims read: equivalence at the margin, the margin
+    established, the seeds a ±margin equivalence would need, Δ relative to the baseline."""
     established = d.established_margin
-    out[f"established_margin_{key}"] = None if established is None else round(established, 2)
     needed = None
     if d.std is not None and d.sentence_se is not None:
         needed = seeds_needed(d.std, d.sentence_se, margin)
-    out[f"seeds_needed_{key}"] = needed
-    out[f"relative_delta_{key}"] = None if not base_score else round(d.delta / base_score, 4)
-    return out
+    return replace(SpanDelta.of(d), baseline=base_score, equivalent=d.equivalent(margin),
+                   established_margin=None if established is None else round(established, 2), seeds_needed=needed,
+                   relative_delta=None if not base_score else round(d.delta / base_score, 4))
 
 
-def span_rows(aggregator: "Aggregator", setting: "Setting", name: str, common: dict) -> list[dict]:
+def span_rows(aggregator: "Aggregator", setting: "Setting", name: str, about: RowSetting) -> list[SpanRow]:
     """One row per claim span of `setting` on test set `name` (none for a setting trained on every length)."""
     jobs = [job for job in setting.jobs if name in job.test_sets()]
     spans = claim_spans(setting.settings)
@@ -98,26 +103,24 @@ def span_rows(aggregator: "Aggregator", setting: "Setting", name: str, common: d
         if not indices:
             continue
         own = [aggregator.stats(job, name, test).subset(indices) for job in jobs]
-        row = dict(common, span=span.kind, low=span.low, high=span.high, bucket=f"{span.kind} {span.label}",
-                   sentences=len(indices), decides=aggregator.rules.decides(len(indices)),
-                   tested_steps=[job.tested_step for job in jobs], jobs=" ".join(job.name for job in jobs))
-        for key in METRICS:
-            row[key] = mean_of([s.score(key) for s in own])
-        per_job = [length_scores(s) for s in own]
-        for key in ("length_ratio", "bp"):
-            row[key] = mean_of([p[key] for p in per_job])
+        lengths = [length_scores(s) for s in own]
+        compared = None
         if pairs and aggregator.rules.samples:
             bases = [aggregator.stats(base, name, test).subset(indices) for _, base in pairs]
             systems = [aggregator.stats(job, name, test).subset(indices) for job, _ in pairs]
             differences = compare(bases, systems, test.groups.subset(indices), aggregator.rules.samples)
-            for key, d in differences.items():
-                base_score = mean_of([b.score(key) for b in bases])
-                row[f"baseline_{key}"] = base_score
-                row.update(difference_columns(d, key, aggregator.rules.margin, base_score))
+            bleu, chrf = (span_delta(differences[key], aggregator.rules.margin, mean_of([b.score(key) for b in bases]))
+                          for key in ("bleu", "chrf"))
             base_lengths = [length_scores(b) for b in bases]
-            row["baseline_length_ratio"] = mean_of([p["length_ratio"] for p in base_lengths])
-            row["baseline_bp"] = mean_of([p["bp"] for p in base_lengths])
-        rows.append(row)
+            compared = SpanComparison(bleu, chrf, mean_of([b.ratio for b in base_lengths]),
+                                      mean_of([b.bp for b in base_lengths]))
+        rows.append(SpanRow(**about.about(), span=span.kind, low=span.low, high=span.high,
+                            bucket=f"{span.kind} {span.label}", sentences=len(indices),
+                            decides=aggregator.rules.decides(len(indices)),
+                            tested_steps=[job.tested_step for job in jobs], jobs=" ".join(job.name for job in jobs),
+                            bleu=mean_of([s.score("bleu") for s in own]), chrf=mean_of([s.score("chrf") for s in own]),
+                            length_ratio=mean_of([x.ratio for x in lengths]), bp=mean_of([x.bp for x in lengths]),
+                            compared=compared))
     return rows
 
 
@@ -144,7 +147,7 @@ def resampled_means(values: np.ndarray, groups: Groups, counts: np.ndarray) -> n
         return (counts @ sums) / (counts @ sizes)
 
 
-def alignment_rows(aggregator: "Aggregator", setting: "Setting", name: str, common: dict) -> list[dict]:
+def alignment_rows(aggregator: "Aggregator", setting: "Setting", name: str, about: RowSetting) -> list[AlignmentRow]:
     """Per alignment metric: the setting's per-sentence value minus its baseline's, on short and long sentences,
     their interaction, and each model's own long − short level (see the module docstring)."""
     pairs = aggregator.paired(setting, name)
@@ -185,14 +188,14 @@ def alignment_rows(aggregator: "Aggregator", setting: "Setting", name: str, comm
                 s_short, s_long, rs_short, rs_long = parts[label]
                 observed[f"{label}_long_minus_short"].append(float(s_long - s_short))
                 quantities[f"{label}_long_minus_short"].append(rs_long - rs_short)
-        row = dict(common, metric=metric, better=ALIGNMENT_METRICS[metric], short_sentences=int(short.sum()),
-                   long_sentences=int(long.sum()), jobs=" ".join(job.name for job, _ in pairs))
-        for label in ("system", "baseline"):
-            index = 0 if label == "system" else 1
-            for span_name, mask in (("short", short), ("long", long)):
-                row[f"{label}_{span_name}"] = round(float(np.mean([nan_mean(np.where(mask, v[index], np.nan))
-                                                                   for v in values])), 4)
-        for key in quantities:
-            row[key] = difference_from_samples(observed[key], np.stack(quantities[key])).summary(digits=4)
-        rows.append(row)
+        def level(index: int, mask: np.ndarray) -> float:
+            """The mean over seeds of the system's (index 0) or the baseline's (1) mean on the masked sentences."""
+            return round(float(np.mean([nan_mean(np.where(mask, v[index], np.nan)) for v in values])), 4)
+        rows.append(AlignmentRow(
+            **about.about(), metric=metric, better=ALIGNMENT_METRICS[metric], short_sentences=int(short.sum()),
+            long_sentences=int(long.sum()), jobs=" ".join(job.name for job, _ in pairs),
+            system_short=level(0, short), system_long=level(0, long), baseline_short=level(1, short),
+            baseline_long=level(1, long),
+            **{key: Quantity.of(difference_from_samples(observed[key], np.stack(quantities[key])), digits=4)
+               for key in quantities}))
     return rows

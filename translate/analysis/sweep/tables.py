@@ -8,14 +8,16 @@ import io
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional
+from typing import Callable, Optional
 
 from translate.analysis.run.metrics import BucketStatistics
 from translate.analysis.sweep.aggregate import ALL, Report, one_seed_bleu_tests, samples_for_holm, stars_reachable
-from translate.analysis.sweep.rules import decides
+from translate.analysis.sweep.rows import AlignmentRow, Delta, ReportRow, Score, SpanRow
+from translate.analysis.sweep.rules import Rules, decides
 from translate.analysis.sweep.spans import LONG_MIN, SHORT_MAX
 from translate.analysis.sweep.significance import p_text
 from translate.io import atomic_write_text
+
 
 @dataclass
 class RowScores:
@@ -72,10 +74,11 @@ class RowComparison:
 
 
 @dataclass
-class ReportRow(RowComparison, BucketStatistics, RowScores):
+class CsvRow(RowComparison, BucketStatistics, RowScores):
     """One line of report.csv: its fields are the columns, in order (RowScores, the per-bucket statistics the runs
-    record (BucketStatistics), RowComparison, then these). A per-bucket statistic added to BucketStatistics is a
-    column here without further code."""
+    record (BucketStatistics), RowComparison, then these), each read from the report row's report.json layout
+    (rows.ReportRow.as_json). A per-bucket statistic added to BucketStatistics is a column here, and a field of
+    ReportRow, without further code."""
 
     family: Optional[str] = None           # Holm's family of the row's tests (aggregate.family_of)
     repeated_words: Optional[float] = None
@@ -87,12 +90,13 @@ class ReportRow(RowComparison, BucketStatistics, RowScores):
     jobs: Optional[str] = None
 
     @classmethod
-    def of(cls, row: dict) -> "ReportRow":
-        """The columns of an aggregate row (report.json holds the rest)."""
-        return cls(**{f.name: row.get(f.name) for f in dataclasses.fields(cls)})
+    def of(cls, row: ReportRow) -> "CsvRow":
+        """The columns of a report row (report.json holds the rest)."""
+        data = row.as_json()
+        return cls(**{f.name: data.get(f.name) for f in dataclasses.fields(cls)})
 
 
-CSV_COLUMNS = tuple(f.name for f in dataclasses.fields(ReportRow))
+CSV_COLUMNS = tuple(f.name for f in dataclasses.fields(CsvRow))
 
 
 # A bucket's place against the lengths a job trained on, as column headers say it.
@@ -103,14 +107,27 @@ def csv_text(report: Report) -> str:
     out = io.StringIO()
     writer = csv.DictWriter(out, CSV_COLUMNS, lineterminator="\n")
     writer.writeheader()
-    writer.writerows(dataclasses.asdict(ReportRow.of(row)) for row in report.rows)
+    writer.writerows(dataclasses.asdict(CsvRow.of(row)) for row in report.rows)
     return out.getvalue()
 
 
 def json_text(report: Report) -> str:
-    return json.dumps({"baseline": report.baseline, "rules": report.rules.as_dict(), "rows": report.rows,
-                       "spans": report.spans, "alignment": report.alignment, "unfinished": report.unfinished,
+    return json.dumps({"baseline": report.baseline, "rules": report.rules.as_dict(),
+                       "rows": [row.as_json() for row in report.rows], "spans": [row.as_json() for row in report.spans],
+                       "alignment": [row.as_json() for row in report.alignment], "unfinished": report.unfinished,
                        "notes": report.notes}, indent=1, ensure_ascii=False) + "\n"
+
+
+def report_of_json(data: dict) -> Report:
+    """A report.json read back (json_text): its rows, spans and alignment contrasts as their types; the rules it was
+    built with (samples 1,000 where an older report did not say)."""
+    rules = data.get("rules") or {}
+    return Report(rows=[ReportRow.read(row) for row in data["rows"]], unfinished=data["unfinished"],
+                  notes=data["notes"], baseline=data["baseline"],
+                  rules=Rules(rules.get("samples", 1000), rules.get("min_bucket", Rules.min_bucket),
+                              rules.get("equivalence_margin", Rules.margin)),
+                  spans=[SpanRow.read(row) for row in data.get("spans", [])],
+                  alignment=[AlignmentRow.read(row) for row in data.get("alignment", [])])
 
 
 def number(value, digits: int = 2) -> str:
@@ -119,27 +136,23 @@ def number(value, digits: int = 2) -> str:
     return f"{value:,.{digits}f}" if isinstance(value, float) else f"{value:,}"
 
 
-def score_cell(row: dict, key: str) -> str:
+def score_cell(score: Score, seeds: Optional[int]) -> str:
     """"23.41 [21.02, 25.90]" with one seed, "23.41 ± 0.80" with several."""
-    value = row.get(key)
-    if value is None:
+    if score.value is None:
         return "–"
-    if row["seeds"] > 1:
-        return f"{value:.2f} ± {row[f'{key}_std']:.2f}"
-    low, high = row.get(f"{key}_low"), row.get(f"{key}_high")
-    return f"{value:.2f} [{low:.2f}, {high:.2f}]" if low is not None else f"{value:.2f}"
+    if seeds > 1:
+        return f"{score.value:.2f} ± {score.std:.2f}"
+    return f"{score.value:.2f} [{score.low:.2f}, {score.high:.2f}]" if score.low is not None else f"{score.value:.2f}"
 
 
-def comparison_cell(row: dict, key: str = "bleu") -> str:
-    """"-1.20 [-2.31, -0.08] (p=0.030)*": Δ, its 95% interval and p; the star when the Holm-adjusted p < 0.05."""
-    delta, p = row.get(f"delta_{key}"), row.get(f"p_{key}")
-    if delta is None:
+def comparison_cell(delta: Optional[Delta], decides: Optional[bool] = True) -> str:
+    """"-1.20 [-2.31, -0.08] (p=0.030)*": Δ, its 95% interval and p; the star when the Holm-adjusted p < 0.05 (never
+    in a bucket too small to decide)."""
+    if delta is None or delta.delta is None:
         return "–"
-    low, high = row.get(f"delta_{key}_low"), row.get(f"delta_{key}_high")
-    interval = f" [{low:+.2f}, {high:+.2f}]" if low is not None and high is not None else ""
-    adjusted = row.get(f"p_{key}_holm", p)
-    star = "*" if adjusted is not None and adjusted < 0.05 and row.get("decides", True) else ""
-    return f"{delta:+.2f}{interval} ({p_text(p)})" + star
+    interval = f" [{delta.low:+.2f}, {delta.high:+.2f}]" if delta.low is not None and delta.high is not None else ""
+    star = "*" if delta.holm is not None and delta.holm < 0.05 and decides else ""
+    return f"{delta.delta:+.2f}{interval} ({p_text(delta.p)})" + star
 
 
 def markdown_table(header: list[str], lines: list[list[str]], align: Optional[list[str]] = None) -> list[str]:
@@ -148,29 +161,29 @@ def markdown_table(header: list[str], lines: list[list[str]], align: Optional[li
         "| " + " | ".join(line) + " |" for line in lines]
 
 
-def bucket_header(row: dict, min_bucket: int) -> str:
+def bucket_header(row: ReportRow, min_bucket: int) -> str:
     """"11-15 (n=241)"; "21+ (n=5, too few)" below min_bucket."""
-    return f"{row['bucket']} (n={row['sentences']}" + ("" if decides(row["sentences"], min_bucket) else ", too few") + ")"
+    return f"{row.bucket} (n={row.sentences}" + ("" if decides(row.sentences, min_bucket) else ", too few") + ")"
 
 
-def pivot(report: Report, cell, title: str, test_set: str | None = None) -> list[str]:
+def pivot(report: Report, cell: Callable[[ReportRow], str], title: str, test_set: str | None = None) -> list[str]:
     """Settings as rows, length buckets as columns; per training group, the buckets of lengths it was trained on
     first, then those beyond (extrapolation), so the two are never read as one."""
-    rows = [r for r in report.rows if test_set is None or r.get("test_set") == test_set]
+    rows = [r for r in report.rows if test_set is None or r.test_set == test_set]
     out = []
-    for group in sorted({r["group"] for r in rows}):
-        in_group = [r for r in rows if r["group"] == group and r["bucket"] != ALL]
+    for group in sorted({r.group for r in rows}):
+        in_group = [r for r in rows if r.group == group and r.bucket != ALL]
         if not in_group:
             continue
         headers: dict[str, str] = {}
         for kind in ("trained", "partly", "beyond", None):
             for r in in_group:
-                if r.get("lengths") == kind and r["bucket"] not in headers:
-                    headers[r["bucket"]] = bucket_header(r, report.rules.min_bucket)
-        kinds = {r["bucket"]: r.get("lengths") for r in in_group}
-        by_setting: dict[str, dict] = {}
+                if r.lengths == kind and r.bucket not in headers:
+                    headers[r.bucket] = bucket_header(r, report.rules.min_bucket)
+        kinds = {r.bucket: r.lengths for r in in_group}
+        by_setting: dict[str, dict[str, ReportRow]] = {}
         for r in in_group:
-            by_setting.setdefault(r["setting"], {})[r["bucket"]] = r
+            by_setting.setdefault(r.setting, {})[r.bucket] = r
         names = [f"{LENGTH_LABELS[kinds[b]]}: {h}" if kinds[b] else h for b, h in headers.items()]
         lines = [[setting] + [cell(cells[b]) if b in cells else "–" for b in headers]
                  for setting, cells in by_setting.items()]
@@ -182,15 +195,15 @@ def whole_split_table(report: Report, test_set: str | None = None) -> list[str]:
     return markdown_table(
         ["setting", "seeds", "BLEU", "chrF", "Δ BLEU vs baseline", "Δ chrF", "Δ_long − Δ_short BLEU", "parameters",
          "target tokens/s", "train minutes", "steps", "tested at step"],
-        [[r["setting"], str(r["seeds"]), score_cell(r, "bleu"), score_cell(r, "chrf"), comparison_cell(r, "bleu"),
-          comparison_cell(r, "chrf"), comparison_cell(r, "interaction_bleu"), number(r["parameters"]),
-          number(r["target_tokens_per_s"], 0), number(r["train_minutes"], 1), number(r["steps"], 0),
-          str(r.get("tested_step") or "–")]
-         for r in report.rows if r["bucket"] == ALL and (test_set is None or r.get("test_set") == test_set)])
+        [[r.setting, str(r.seeds), score_cell(r.bleu, r.seeds), score_cell(r.chrf, r.seeds),
+          comparison_cell(r.compared.bleu, r.decides), comparison_cell(r.compared.chrf, r.decides),
+          comparison_cell(r.compared.interaction_bleu, r.decides), number(r.parameters),
+          number(r.target_tokens_per_s, 0), number(r.train_minutes, 1), number(r.steps, 0), str(r.tested_step or "–")]
+         for r in report.rows if r.bucket == ALL and (test_set is None or r.test_set == test_set)])
 
 
 def test_set_names(report: Report) -> list[str]:
-    return list(dict.fromkeys(r.get("test_set") for r in report.rows))
+    return list(dict.fromkeys(r.test_set for r in report.rows))
 
 
 def unreachable_stars(report: Report) -> Optional[str]:
@@ -245,19 +258,19 @@ def reading_rules(report: Report) -> list[str]:
 
 
 def markdown_text(report: Report, name: str, images: list[tuple[str, str]]) -> str:
-    whole = [r for r in report.rows if r["bucket"] == ALL]
+    whole = [r for r in report.rows if r.bucket == ALL]
     names = test_set_names(report)
     lines = [f"# Sweep report: {name}", "",
-             f"{len(report.settings)} settings, {len({j for r in whole for j in r['jobs'].split()})} finished jobs"
+             f"{len(report.settings)} settings, {len({j for r in whole for j in r.jobs.split()})} finished jobs"
              + (f", {len(report.unfinished)} unfinished ({', '.join(report.unfinished)})" if report.unfinished
                 else "") + f". Baseline of the paired tests: {report.baseline or '–'}.", ""]
     for test_set in names:
         title = "" if len(names) == 1 else f" ({test_set})"
         lines += [f"## Whole test set{title}", ""] + whole_split_table(report, test_set) + [""]
-        lines += pivot(report, lambda r: score_cell(r, "bleu"), f"BLEU by length{title}", test_set)
-        lines += pivot(report, lambda r: score_cell(r, "chrf"), f"chrF by length{title}", test_set)
-        lines += pivot(report, lambda r: comparison_cell(r, "bleu"), f"Δ BLEU against the baseline by length{title}",
-                       test_set)
+        lines += pivot(report, lambda r: score_cell(r.bleu, r.seeds), f"BLEU by length{title}", test_set)
+        lines += pivot(report, lambda r: score_cell(r.chrf, r.seeds), f"chrF by length{title}", test_set)
+        lines += pivot(report, lambda r: comparison_cell(r.compared.bleu, r.decides),
+                       f"Δ BLEU against the baseline by length{title}", test_set)
         lines += pivot(report, alignment_cell, f"Cross-attention alignment by length{title}", test_set)
     lines += [f"![{alt}]({path})" for alt, path in images]
     lines += ["", "## How to read this", ""] + reading_rules(report)
@@ -266,15 +279,15 @@ def markdown_text(report: Report, name: str, images: list[tuple[str, str]]) -> s
     return "\n".join(lines) + "\n"
 
 
-def alignment_cell(row: dict) -> str:
+def alignment_cell(row: ReportRow) -> str:
     """"0.41 [0.38, 0.44], τ 0.62": normalised diagonal share with its interval, and monotonicity; the raw share
     where a run predates the normalised one."""
-    value = row.get("diagonal_share_normalised")
+    value = row.diagonal_share_normalised
     if value is None:
-        return number(row.get("diagonal_share"))
-    low, high = row.get("diagonal_share_normalised_low"), row.get("diagonal_share_normalised_high")
+        return number(row.diagonal_share)
+    low, high = row.diagonal_share_normalised_low, row.diagonal_share_normalised_high
     text = f"{value:.2f}" + (f" [{low:.2f}, {high:.2f}]" if low is not None and high is not None else "")
-    tau = row.get("monotonicity")
+    tau = row.monotonicity
     return text + (f", τ {tau:.2f}" if tau is not None else "")
 
 
