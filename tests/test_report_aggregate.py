@@ -166,10 +166,57 @@ def test_files_table_and_plots_are_written(sweep):
     assert csv_lines[0].startswith("setting,pe,group,test_set,encoding,ablation,train_words")
     md = (out / "report.md").read_text()
     assert "| none, train words 1-9 | 2 |" in md and "killed" in md and "(p=" in md
-    assert "![BLEU by length](bleu_by_length.png)" in md
+    assert "![BLEU by length on test](bleu_by_length.png)" in md
+    assert "![raw cross-attention diagonal share by length on test](diagonal_share_by_length.png)" in md
     assert "(learning_curves.png)" in md  # valid BLEU against step: did the models converge?
+    # every Δ BLEU of report.md carries the word its rules define, and the words are explained
+    by_length = md.split("## Δ BLEU against the baseline by length")[1].split("##")[0]
+    cells = [c.strip(" |") for line in by_length.splitlines() if line.startswith("| none,") for c in line.split(" | ")
+             if "(p" in c]
+    assert cells and all(c.endswith(WORDS) for c in cells)
+    assert "worse" in md and "`about the same`: two one-sided tests" in md
     for name in ("bleu_by_length.png", "diagonal_share_by_length.png", "learning_curves.png"):
         assert (out / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+WORDS = ("better", "worse", "about the same", "inconclusive", "too few")
+
+
+@pytest.mark.parametrize("delta, holm, low90, high90, decides, word", [
+    (-2.0, 0.01, -2.8, -1.2, True, "worse"),
+    (+2.0, 0.01, +1.2, +2.8, True, "better"),
+    (-0.2, 0.40, -0.7, +0.3, True, "about the same"),      # the 90% interval inside ±1
+    (-0.2, 0.40, -1.3, +0.9, True, "inconclusive"),        # reaches past -1: not shown to be the same
+    (-0.4, 0.08, -0.8, -0.1, True, "about the same"),      # raw p < 0.05 perhaps, not after Holm: the same within ±1
+    (-5.0, 0.001, -6.0, -4.0, False, "too few"),           # a bucket too small decides nothing, however large
+])
+def test_each_delta_gets_the_word_of_the_report_rules(delta, holm, low90, high90, decides, word):
+    from translate.analysis.sweep.rules import verdict_word
+
+    assert verdict_word(delta, holm, low90, high90, decides, margin=1.0) == word
+
+
+def test_plots_cover_every_test_set_and_draw_too_small_buckets_hollow(tmp_path):
+    from translate.analysis.sweep.plots import line_plot, normalised_diagonal_share, write_plots
+    from translate.analysis.sweep.rows import ReportRow, Score
+
+    def bucket(test_set, name, low, sentences, value):
+        return ReportRow(setting="none", pe="none", group="", test_set=test_set, train_words="all", bucket=name, low=low, high=low + 4, sentences=sentences, decides=sentences >= 50,
+                         bleu=Score(value), diagonal_share=value / 100, diagonal_share_normalised=value / 200)
+
+    rows = [bucket(t, b, low, n, v) for t in ("test", "long_test")
+            for b, low, n, v in (("1-5", 1, 900, 30.0), ("6-10", 6, 400, 25.0), ("11-15", 11, 12, 9.0))]
+    written = write_plots(rows, tmp_path)
+    files = [name for _, name in written]
+    assert {"bleu_by_length.png", "bleu_by_length.long_test.png", "diagonal_share_normalised_by_length.png",
+            "diagonal_share_by_length.long_test.png"} <= set(files)
+    assert ("raw cross-attention diagonal share by length on long_test", "diagonal_share_by_length.long_test.png") \
+        in written
+    fig = line_plot([r for r in rows if r.test_set == "test"], normalised_diagonal_share, "normalised")
+    ax = fig.axes[0]
+    hollow = [line for line in ax.lines if line.get_markerfacecolor() == "white"]
+    assert len(hollow) == 1 and list(hollow[0].get_xdata()) == [2]          # the 12-sentence bucket alone
+    assert [t.get_text() for t in ax.get_xticklabels()][2].endswith("(n=12, too few)")
 
 
 def test_no_learning_curve_without_recorded_validations(tmp_path):

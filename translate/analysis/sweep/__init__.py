@@ -32,8 +32,7 @@ def build_report(sweep_dir: Path, baseline: str = DEFAULT_BASELINE, samples: Opt
     rules = rules_from(jobs, samples, min_bucket, margin)
     report = aggregate(jobs, settings, Baseline.parse(baseline), rules)
     out_dir.mkdir(parents=True, exist_ok=True)
-    first = report.rows[0].test_set if report.rows else None  # plots: the first test set
-    images = (write_plots([r for r in report.rows if r.test_set == first], out_dir)
+    images = (write_plots(report.rows, out_dir)
               + write_length_curve(settings, out_dir) + write_learning_curves(settings, out_dir))
     write_tables(report, out_dir, sweep_dir.resolve().name, images)
     if hparams:

@@ -20,13 +20,20 @@ def bleu(row: ReportRow) -> Score:
 
 
 def diagonal_share(row: ReportRow) -> Score:
-    """The raw share, without an interval (the runs record none for it)."""
+    """The raw share, without an interval (the runs record none for it): it falls with length even for a perfect
+    alignment, because a longer source spreads the same attention over more positions."""
     return Score(row.diagonal_share)
 
 
-# (what is drawn of a row, the axis label, the file)
+def normalised_diagonal_share(row: ReportRow) -> Score:
+    """The share the tables show: (s − c)/(1 − c), c the share of uniform attention, with its interval."""
+    return Score(row.diagonal_share_normalised, row.diagonal_share_normalised_low, row.diagonal_share_normalised_high)
+
+
+# (what is drawn of a row, the axis label, the file); each drawn for every test set of a report
 PLOTS = ((bleu, "BLEU", "bleu_by_length.png"),
-         (diagonal_share, "cross-attention diagonal share", "diagonal_share_by_length.png"))
+         (diagonal_share, "raw cross-attention diagonal share", "diagonal_share_by_length.png"),
+         (normalised_diagonal_share, "normalised diagonal share", "diagonal_share_normalised_by_length.png"))
 
 LENGTH_CURVE = "bleu_length_curve.png"       # BLEU against bucket middle, one line per setting
 LEARNING_CURVES = "learning_curves.png"      # valid BLEU against step, one line per job
@@ -71,6 +78,7 @@ def line_plot(rows: list[ReportRow], value: Callable[[ReportRow], Score], ylabel
         if r.bucket not in [b for b, _ in buckets]:
             buckets.append((r.bucket, r.sentences))
     position = {b: i for i, (b, _) in enumerate(buckets)}
+    too_few = {position[r.bucket] for r in rows if r.decides is False}
     groups = sorted({r.group for r in rows})
     pes = sorted({r.pe for r in rows})
     style = series_styles(pes)  # the same encoding looks the same in every panel
@@ -88,14 +96,24 @@ def line_plot(rows: list[ReportRow], value: Callable[[ReportRow], Score], ylabel
                 ax.errorbar(x, y, yerr=errors, capsize=3, label=pe, **style[pe])
             else:
                 ax.plot(x, y, label=pe, **style[pe])
+            mark_too_few(ax, [(position[r.bucket], value(r).value) for r in line if r.decides is False], style[pe])
         shade_training_lengths(ax, [r for r in rows if r.group == group], position)
-        ax.set_xticks(range(len(buckets)), [f"{b}\n(n={n})" for b, n in buckets], fontsize=8)
+        ax.set_xticks(range(len(buckets)), [f"{b}\n(n={n}{'' if small not in too_few else ', too few'})"
+                                            for small, (b, n) in enumerate(buckets)], fontsize=8)
         ax.set_xlabel("source length (words)")
         ax.set_title(group or "all jobs", fontsize=10)
         ax.grid(alpha=0.3)
     axes[0].set_ylabel(ylabel)
     legend_outside(fig, axes)
     return fig
+
+
+def mark_too_few(ax, points: list[tuple[int, float]], look: dict) -> None:
+    """Hollow markers on the buckets too small to decide (fewer than report.min_bucket sentences): drawn, not read."""
+    if points:
+        x, y = zip(*points)
+        ax.plot(x, y, linestyle="none", marker=look["marker"], markeredgecolor=look["color"], markerfacecolor="white",
+                zorder=3)
 
 
 def shade_training_lengths(ax, rows: list[ReportRow], position: dict[str, int]) -> None:
@@ -110,14 +128,22 @@ def shade_training_lengths(ax, rows: list[ReportRow], position: dict[str, int]) 
             ax.axvspan(position[r.bucket] - 0.5, position[r.bucket] + 0.5, color="0.9", zorder=0)
 
 
+def plot_file(name: str, test_set: str, first: str) -> str:
+    """The first test set's plot keeps the plain name (the pages link it); another's is named after it."""
+    return name if test_set == first else name.replace(".png", f".{test_set}.png")
+
+
 def write_plots(rows: list[ReportRow], out_dir: Path) -> list[tuple[str, str]]:
-    """The PNGs written, as (title, file name) for the markdown."""
+    """Every PLOTS picture of every test set of `rows` (in their order), as (title, file name) for the markdown."""
+    test_sets = list(dict.fromkeys(r.test_set for r in rows))
     written = []
-    for value, label, name in PLOTS:
-        fig = line_plot(rows, value, label)
-        if fig is not None:
-            fig.savefig(out_dir / name, dpi=120)
-            written.append((f"{label} by length", name))
+    for test_set in test_sets:
+        for value, label, name in PLOTS:
+            fig = line_plot([r for r in rows if r.test_set == test_set], value, label)
+            if fig is not None:
+                file = plot_file(name, test_set, test_sets[0])
+                fig.savefig(out_dir / file, dpi=120)
+                written.append((f"{label} by length on {test_set}", file))
     return written
 
 

@@ -16,6 +16,20 @@ def decides(sentences: Optional[int], min_bucket: int = MIN_BUCKET) -> bool:
     return bool(sentences) and sentences >= min_bucket
 
 
+def verdict_word(delta: float, holm: Optional[float], low90: Optional[float], high90: Optional[float],
+                 decides_: bool, margin: float = MARGIN) -> str:
+    """The word a report gives a Δ against the baseline: "better"/"worse" when its Holm-adjusted p < 0.05 (the star),
+    "about the same" when both one-sided tests pass at ±margin (the 90% interval inside it), "inconclusive" when
+    neither; "too few" for a bucket that decides nothing."""
+    if not decides_:
+        return "too few"
+    if holm is not None and holm < 0.05:
+        return "better" if delta > 0 else "worse"
+    if low90 is not None and high90 is not None and -margin < low90 and high90 < margin:
+        return "about the same"
+    return "inconclusive"
+
+
 @dataclass
 class Rules:
     """What decides a verdict: printed on the page. From the jobs' `report` config unless given."""

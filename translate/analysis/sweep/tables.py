@@ -13,7 +13,7 @@ from typing import Callable, Optional
 from translate.analysis.run.metrics import BucketStatistics
 from translate.analysis.sweep.aggregate import ALL, Report, one_seed_bleu_tests, samples_for_holm, stars_reachable
 from translate.analysis.sweep.rows import AlignmentRow, Delta, ReportRow, Score, SpanRow
-from translate.analysis.sweep.rules import Rules, decides
+from translate.analysis.sweep.rules import Rules, decides, verdict_word
 from translate.analysis.sweep.spans import LONG_MIN, SHORT_MAX
 from translate.analysis.sweep.significance import p_text
 from translate.io import atomic_write_text
@@ -155,6 +155,14 @@ def comparison_cell(delta: Optional[Delta], decides: Optional[bool] = True) -> s
     return f"{delta.delta:+.2f}{interval} ({p_text(delta.p)})" + star
 
 
+def worded_cell(delta: Optional[Delta], decides_: Optional[bool], margin: float) -> str:
+    """comparison_cell with the verdict word of the report's rules (rules.verdict_word): "… (p < 0.001)* worse"."""
+    cell = comparison_cell(delta, decides_)
+    if delta is None or delta.delta is None:
+        return cell
+    return f"{cell} {verdict_word(delta.delta, delta.holm, delta.low90, delta.high90, bool(decides_), margin)}"
+
+
 def markdown_table(header: list[str], lines: list[list[str]], align: Optional[list[str]] = None) -> list[str]:
     align = align or ["---"] + ["--:"] * (len(header) - 1)
     return ["| " + " | ".join(header) + " |", "|" + "|".join(align) + "|"] + [
@@ -191,12 +199,17 @@ def pivot(report: Report, cell: Callable[[ReportRow], str], title: str, test_set
     return out
 
 
-def whole_split_table(report: Report, test_set: str | None = None) -> list[str]:
+def whole_split_table(report: Report, test_set: str | None = None, words: bool = False) -> list[str]:
+    """The whole-test-set rows; words: the Δ BLEU cells carry their verdict word (the sweep report; the results page
+    words its verdicts itself)."""
+    def delta_bleu(r: ReportRow) -> str:
+        return (worded_cell(r.compared.bleu, r.decides, report.rules.margin) if words
+                else comparison_cell(r.compared.bleu, r.decides))
     return markdown_table(
         ["setting", "seeds", "BLEU", "chrF", "Δ BLEU vs baseline", "Δ chrF", "Δ_long − Δ_short BLEU", "parameters",
          "target tokens/s", "train minutes", "steps", "tested at step"],
         [[r.setting, str(r.seeds), score_cell(r.bleu, r.seeds), score_cell(r.chrf, r.seeds),
-          comparison_cell(r.compared.bleu, r.decides), comparison_cell(r.compared.chrf, r.decides),
+          delta_bleu(r), comparison_cell(r.compared.chrf, r.decides),
           comparison_cell(r.compared.interaction_bleu, r.decides), number(r.parameters),
           number(r.target_tokens_per_s, 0), number(r.train_minutes, 1), number(r.steps, 0), str(r.tested_step or "–")]
          for r in report.rows if r.bucket == ALL and (test_set is None or r.test_set == test_set)])
@@ -266,17 +279,24 @@ def markdown_text(report: Report, name: str, images: list[tuple[str, str]]) -> s
                 else "") + f". Baseline of the paired tests: {report.baseline or '–'}.", ""]
     for test_set in names:
         title = "" if len(names) == 1 else f" ({test_set})"
-        lines += [f"## Whole test set{title}", ""] + whole_split_table(report, test_set) + [""]
+        lines += [f"## Whole test set{title}", ""] + whole_split_table(report, test_set, words=True) + [""]
         lines += pivot(report, lambda r: score_cell(r.bleu, r.seeds), f"BLEU by length{title}", test_set)
         lines += pivot(report, lambda r: score_cell(r.chrf, r.seeds), f"chrF by length{title}", test_set)
-        lines += pivot(report, lambda r: comparison_cell(r.compared.bleu, r.decides),
+        lines += pivot(report, lambda r: worded_cell(r.compared.bleu, r.decides, report.rules.margin),
                        f"Δ BLEU against the baseline by length{title}", test_set)
         lines += pivot(report, alignment_cell, f"Cross-attention alignment by length{title}", test_set)
     lines += [f"![{alt}]({path})" for alt, path in images]
-    lines += ["", "## How to read this", ""] + reading_rules(report)
+    lines += ["", "## How to read this", ""] + reading_rules(report) + [verdict_words_rule(report)]
     if report.notes:
         lines += ["", "## Notes", ""] + [f"- {note}" for note in report.notes]
     return "\n".join(lines) + "\n"
+
+
+def verdict_words_rule(report: Report) -> str:
+    return (f"- Words after Δ BLEU: `better`/`worse`: the star (Holm-adjusted p < 0.05); `about the same`: two "
+            f"one-sided tests at α = 0.05 pass, the 90% interval of Δ inside ±{report.rules.margin:g} BLEU "
+            f"(`report.equivalence_margin`); `inconclusive`: neither, so the data cannot tell; `too few`: a bucket "
+            f"under {report.rules.min_bucket} sentences.")
 
 
 def alignment_cell(row: ReportRow) -> str:
