@@ -13,6 +13,7 @@ are left out and named.
 from __future__ import annotations
 
 import argparse
+import fnmatch
 import shutil
 import sys
 from pathlib import Path
@@ -63,12 +64,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("sweep_dir", type=Path, help="a sweep folder, e.g. sweeps/seed_repro_cpu")
     parser.add_argument("dest", type=Path, help="where the job folders go, e.g. docs/results/runs/seed_repro_cpu")
     parser.add_argument("--whole-tb", action="store_true", help="copy each job's whole TensorBoard log")
+    parser.add_argument("--only", metavar="PATTERN", default=None,
+                        help="the jobs whose folder name matches this shell pattern, e.g. '*_words1-9_*' (the claims' "
+                             "short group, the baselines of the comparison against published results)")
     args = parser.parse_args(argv)
     try:
         jobs = find_jobs(args.sweep_dir)
     except SweepError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
+    if args.only:
+        jobs = [job for job in jobs if fnmatch.fnmatch(job.path.name, args.only)]
+        if not jobs:
+            print(f"error: --only {args.only!r} matches no job folder in {args.sweep_dir}", file=sys.stderr)
+            return 2
     copies = collect(args.sweep_dir, jobs, args.dest, args.whole_tb)
     size = sum(f.stat().st_size for c in copies for f in c.rglob("*") if f.is_file())
     unchanged = sum(job.finished for job in jobs) - len(copies)

@@ -3,7 +3,7 @@ encodings ranked by BLEU, BLEU per length bucket, the sweep reports' plots, and 
 trained on short sentences only.
 
     python scripts/write_encodings_results.py sweeps/encodings --extrapolation sweeps/length_extrapolation \\
-        [--out docs/encodings_results.md]
+        [--published docs/results/runs/extrapolation_published_cpu] [--out docs/encodings_results.md]
 
 A sweep's report (python -m translate.report SWEEP_DIR) is written first when it is missing.
 """
@@ -24,6 +24,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("sweep_dir", type=Path, help="an encodings sweep folder, e.g. sweeps/encodings")
     parser.add_argument("--extrapolation", type=Path, default=None,
                         help="a length_extrapolation sweep folder, e.g. sweeps/length_extrapolation")
+    parser.add_argument("--published", type=Path, default=None,
+                        help="a folder of encodings trained like the claims' short group, with its sinusoidal and "
+                             "no-PE jobs (make extrapolation-published): the section against published results")
     parser.add_argument("--out", type=Path, default=Path("docs/encodings_results.md"),
                         help="the page to write; its pictures go to a folder of the same name "
                              "(docs/encodings_results/)")
@@ -31,7 +34,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="also rewrite this README's generated results block (make repro and make "
                              "encodings-page pass README.md)")
     args = parser.parse_args(argv)
-    return page_command(lambda: write_encodings_page(args.sweep_dir, args.out, args.extrapolation, readme=args.readme))
+    return page_command(lambda: write_encodings_page(args.sweep_dir, args.out, args.extrapolation, readme=args.readme,
+                                                          published_dir=args.published))
 
 
 if __name__ == "__main__":

@@ -85,3 +85,14 @@ def test_collect_refuses_a_missing_folder_and_a_sweep_without_a_finished_job(tmp
     make_job(tmp_path / "sweep" / "a_seed1", finished=False)
     assert load_script("collect_runs").main([str(tmp_path / "sweep"), str(tmp_path / "dest")]) == 2
     assert "no finished job" in capsys.readouterr().err and not (tmp_path / "dest").exists()
+
+
+def test_only_collects_the_jobs_whose_folder_matches_and_names_a_pattern_that_matches_none(tmp_path, capsys):
+    for name in ("sinusoidal_none_words1-9_seed1", "sinusoidal_none_words11-17_seed1", "none_none_words1-9_seed2"):
+        make_job(tmp_path / "sweep" / name, finished=True)
+    collect = load_script("collect_runs").main
+    assert collect([str(tmp_path / "sweep"), str(tmp_path / "dest"), "--only", "*_words1-9_*"]) == 0
+    assert sorted(p.name for p in (tmp_path / "dest").iterdir()) == ["none_none_words1-9_seed2",
+                                                                      "sinusoidal_none_words1-9_seed1"]
+    assert collect([str(tmp_path / "sweep"), str(tmp_path / "other"), "--only", "*_words2-5_*"]) == 2
+    assert "--only '*_words2-5_*' matches no job folder" in capsys.readouterr().err

@@ -1,0 +1,172 @@
+"""Length extrapolation against published results: the encodings trained on short sentences only, each against
+sinusoidal (same data, seed and step), on the lengths they were trained on and on a test set whose sentences are all
+longer than any training sentence, read against what two papers report:
+
+- Rosendahl et al. 2019 (IWSLT, "Analysis of Positional Encodings for Neural Machine Translation"): relative
+  encodings tie with absolute ones on the lengths trained on and lead by 4.4-11.9 BLEU on longer sentences;
+- Neishi & Yoshinaga 2019 (CoNLL): absolute positions overfit the training lengths;
+
+with the length ratio beside every BLEU (Variš & Bojar 2021, EMNLP: the drop beyond the training lengths comes from
+hypotheses that keep the training lengths), so that a model that stops where it was trained to stop is told from one
+that orders words worse.
+
+An encoding's kind (absolute, relative, both, none) is read from the contracts its class fulfils, never its name.
+"""
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from typing import Optional
+
+from translate.analysis.sweep.aggregate import ALL, Report
+from translate.analysis.sweep.jobs import Job
+from translate.analysis.sweep.rows import ReportRow
+from translate.analysis.sweep.rules import verdict_word
+from translate.analysis.sweep.tables import markdown_table, number, worded_cell
+from translate.encodings import AbsoluteEncoding, PositionalEncoding
+
+ENCODINGS_PACKAGE = "translate.encodings."   # the only classes a job's config may name here (nothing else is imported)
+
+
+@dataclass(frozen=True)
+class Finding:
+    source: str
+    says: str
+
+
+ROSENDAHL = Finding("Rosendahl et al. 2019 (IWSLT, \"Analysis of Positional Encodings for Neural Machine "
+                    "Translation\")", "relative encodings tie with absolute ones on the lengths trained on and lead "
+                    "by 4.4-11.9 BLEU on sentences longer than any training sentence")
+NEISHI = Finding("Neishi & Yoshinaga 2019 (CoNLL)", "absolute positions overfit the training lengths")
+
+
+def position_kind(encoding: type) -> str:
+    """absolute: a table merged into the embeddings; relative: terms inside attention (a logit bias or a rotation of
+    q and k); both; none."""
+    absolute = issubclass(encoding, AbsoluteEncoding)
+    relative = encoding.attention_terms is not PositionalEncoding.attention_terms
+    return {(True, True): "absolute + relative", (True, False): "absolute", (False, True): "relative",
+            (False, False): "none"}[absolute, relative]
+
+
+def encoding_kinds(jobs: list[Job]) -> dict[str, str]:
+    """{encoding name: its kind}, from the class each job's config names (`encoding._target_`)."""
+    kinds = {}
+    for job in jobs:
+        target = job.config.get("encoding._target_")
+        if not isinstance(target, str) or not target.startswith(ENCODINGS_PACKAGE):
+            continue
+        module, _, name = target.rpartition(".")
+        kinds[job.settings.encoding] = position_kind(getattr(importlib.import_module(module), name))
+    return kinds
+
+
+@dataclass
+class Columns:
+    """The buckets the section reads: in range (the trained lengths of the first test set that has them) and beyond
+    (every bucket of the first test set whose sentences are all beyond the training lengths)."""
+
+    in_range: list[tuple[str, str]]
+    beyond: list[tuple[str, str]]
+    long_set: Optional[str]
+
+    @classmethod
+    def of(cls, rows: list[ReportRow]) -> "Columns":
+        buckets = [r for r in rows if r.bucket != ALL]
+        sets = list(dict.fromkeys(r.test_set for r in buckets))
+        all_beyond = [s for s in sets if {r.lengths for r in buckets if r.test_set == s} == {"beyond"}]
+        long_set = all_beyond[0] if all_beyond else None
+        # in range: the first test set (the primary one) that holds trained lengths, the same domain as training
+        primary = next((t for t in sets if t != long_set and any(r.lengths == "trained" for r in buckets
+                                                                  if r.test_set == t)), None)
+        in_range = list(dict.fromkeys((r.test_set, r.bucket) for r in buckets
+                                      if r.lengths == "trained" and r.test_set == primary))
+        beyond = list(dict.fromkeys((r.test_set, r.bucket) for r in sorted(buckets, key=lambda r: r.low or 0)
+                                    if r.test_set == long_set))
+        return cls(in_range, beyond, long_set)
+
+
+def score_text(row: Optional[ReportRow]) -> str:
+    """"35.67 ± 0.41, ratio 0.97": mean BLEU over seeds, the SD between them, the length ratio."""
+    if row is None or row.bleu.value is None:
+        return "–"
+    spread = f" ± {row.bleu.std:.2f}" if row.bleu.std is not None and (row.seeds or 1) > 1 else ""
+    return f"{row.bleu.value:.2f}{spread}, ratio {number(row.length_ratio)}"
+
+
+def word_of(row: Optional[ReportRow], margin: float) -> Optional[str]:
+    d = row.compared.bleu if row is not None else None
+    if d is None or d.delta is None:
+        return None
+    return verdict_word(d.delta, d.holm, d.low90, d.high90, bool(row.decides), margin)
+
+
+def direction(in_range: list[Optional[str]], beyond: list[Optional[str]]) -> str:
+    """What the words say of Rosendahl et al.'s direction: ahead beyond the training lengths, level within them."""
+    deciding = [w for w in beyond if w not in (None, "too few")]
+    if not deciding:
+        return "not measured (no bucket beyond the training lengths decides)"
+    ahead = ("the same direction: ahead on every deciding bucket beyond the training lengths" if
+             all(w == "better" for w in deciding) else
+             "the opposite direction: behind on every deciding bucket beyond the training lengths" if
+             all(w == "worse" for w in deciding) else "no clear direction beyond the training lengths")
+    level = [w for w in in_range if w not in (None, "too few")]
+    tie = ("level within them, as reported" if level and all(w == "about the same" for w in level) else
+           f"within them: {', '.join(level)} (reported: a tie)" if level else "within them: not measured")
+    return f"{ahead}; {tie}"
+
+
+def published_section(report: Report, jobs: list[Job], folder: str) -> list[str]:
+    """`## Length extrapolation against published results`: the table per encoding and, per published finding, the
+    direction this corpus shows."""
+    rows = [r for r in report.rows if r.bucket != ALL]
+    columns = Columns.of(rows)
+    kinds = encoding_kinds(jobs)
+    margin = report.rules.margin
+    cell = {(r.setting, r.test_set, r.bucket): r for r in rows}
+    settings = list(dict.fromkeys(r.setting for r in report.rows if r.bucket == ALL))
+    encodings = {r.setting: r.encoding for r in report.rows}
+    lines = ["## Length extrapolation against published results", "",
+             f"From `{folder}`: every encoding trained on the same short sentences, against {report.baseline or '–'} "
+             "with the same seed, tested at the same step. In range: the lengths trained on"
+             + (f"; beyond: every bucket of `{columns.long_set}`, whose sentences are all longer than any training "
+                "sentence" if columns.long_set else "; no test set here holds only longer sentences")
+             + ". BLEU is the mean over seeds ± the SD between them, with the length ratio (output words per "
+             "reference word: below 1 the model stops early); Δ against the baseline with its 95% interval and the "
+             "report's word. Where both score near 0, \"about the same\" says only that both fail.", ""]
+    header = ["encoding", "kind", "seeds"]
+    for test_set, bucket in columns.in_range + columns.beyond:
+        header += [f"`{test_set}` {bucket}", "Δ BLEU"]
+    table = []
+    for setting in settings:
+        line = [setting, kinds.get(encodings[setting], "?"),
+                str(next((r.seeds for r in rows if r.setting == setting), "–"))]
+        for test_set, bucket in columns.in_range + columns.beyond:
+            row = cell.get((setting, test_set, bucket))
+            line += [score_text(row), worded_cell(row.compared.bleu, row.decides, margin) if row else "–"]
+        table.append(line)
+    lines += markdown_table(header, table) + [""]
+    lines += ["### What the published results predict, and what this corpus shows", "",
+              f"- {ROSENDAHL.source}: {ROSENDAHL.says}. Against {report.baseline or 'the baseline'}:"]
+    compared = {r.setting for r in rows if r.compared.bleu is not None}   # every setting but the baseline
+    relative = [s for s in settings if "relative" in kinds.get(encodings[s], "") and s in compared]
+    for setting in relative:
+        words_in = [word_of(cell.get((setting, t, b)), margin) for t, b in columns.in_range]
+        words_beyond = [word_of(cell.get((setting, t, b)), margin) for t, b in columns.beyond]
+        lines.append(f"  - {setting} ({kinds[encodings[setting]]}): {direction(words_in, words_beyond)}.")
+    uncompared = [s for s in settings if "relative" in kinds.get(encodings[s], "") and s not in compared]
+    lines += [f"  - {s}: not compared (no Δ: tested at another step than its baseline, or no baseline job with its "
+              "seed; see the notes)." for s in uncompared]
+    if not relative and not uncompared:
+        lines.append("  - no relative encoding ran here.")
+    absolute = [s for s in settings if kinds.get(encodings[s]) == "absolute" and s in compared]
+    lines.append(f"- {NEISHI.source}: {NEISHI.says}. Relative encodings ahead of the absolute baseline beyond the "
+                 "training lengths but level within them (above) agree with it; another absolute encoding against "
+                 "the baseline:")
+    for setting in absolute:
+        words_beyond = [word_of(cell.get((setting, t, b)), margin) for t, b in columns.beyond]
+        lines.append(f"  - {setting}: beyond the training lengths "
+                     f"{', '.join(w or '–' for w in words_beyond) or 'not measured'}.")
+    if not absolute:
+        lines.append("  - none ran here.")
+    return lines + [""]
