@@ -18,8 +18,8 @@ class TrainConfig(Checked):
     # padded tokens per step and side (over all DDP ranks): small batches, many updates in a CPU budget
     max_tokens: int = setting(at_least(1), default=2500)
     max_sentences: int = setting(at_least(1), default=1000)
-    # the budget, in steps: the same model on a busy or a quiet machine (make train: about 20 minutes in all on 2 quiet
-    # CPU cores, set-up and test decoding included)
+    # the budget, in steps: the same model on a busy or a quiet machine (make train: 21 minutes in all on 2 quiet CPU
+    # cores, set-up and test decoding included: docs/results/runs/default_train)
     max_steps: int = setting(at_least(1), default=1500)
     max_epochs: int = setting(at_least(1), default=100)
     # an optional cap in minutes of training + validation (the log names it when it stops a run)
