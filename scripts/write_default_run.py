@@ -1,5 +1,6 @@
 """Commit `make train`'s run as the README's default-run figures: its small files (no checkpoints) go to
-docs/results/runs/default_train/, and README.md's `default` block is written from its metrics.json. With --loaded,
+docs/results/runs/default_train/, and README.md's `default` block (and the `first` line beside the two commands) is
+written from its metrics.json. With --loaded,
 the same command run on busy cores goes to docs/results/runs/default_train_loaded/ and the block says whether it
 gave the same model (the weights' SHA-256 in each metrics.json) and how long it took.
 
@@ -14,7 +15,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from translate.analysis.sweep.readme_summary import default_run_block, update_readme
+from translate.analysis.sweep.readme_summary import default_run_block, first_command_lines, update_readme
 
 DEST = Path("docs/results/runs/default_train")
 LOADED_DEST = Path("docs/results/runs/default_train_loaded")
@@ -50,6 +51,7 @@ def main(argv: list[str] | None = None) -> int:
     collect(args.run_dir, args.dest)
     if args.loaded:
         collect(args.loaded, args.loaded_dest)
+    update_readme(args.readme, "first", first_command_lines(str(args.dest), str(args.loaded_dest)))
     if not update_readme(args.readme, "default", default_run_block(str(args.dest), str(args.loaded_dest))):
         print(f"error: {args.readme} has no <!-- results:default --> block", file=sys.stderr)
         return 2

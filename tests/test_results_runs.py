@@ -68,12 +68,15 @@ def test_the_readme_default_run_block_is_its_committed_metrics():
     """The default run's figures in the README are written from its committed metrics.json by code."""
     import json
 
-    from translate.analysis.sweep.readme_summary import default_run_block, replace_block
+    from translate.analysis.sweep.readme_summary import default_run_block, first_command_lines, replace_block
 
     folder, loaded = Path("docs/results/runs/default_train"), "docs/results/runs/default_train_loaded"
     metrics = json.loads((ROOT / folder / "metrics.json").read_text())
     readme = (ROOT / "README.md").read_text()
     assert replace_block(readme, "default", default_run_block(str(folder), loaded, ROOT)) == readme
+    assert replace_block(readme, "first", first_command_lines(str(folder), loaded, ROOT)) == readme
+    first = readme.split("<!-- results:first -->")[1].split("<!-- /results:first -->")[0]
+    assert f"trains {metrics['steps']:,} steps" in first and f"{metrics['test_sets']['test']['bleu']:.2f}" in first
     assert f"{metrics['test_sets']['test']['bleu']:.2f}" in readme and not list((ROOT / folder).glob("*.pt"))
 
 

@@ -116,6 +116,21 @@ def loaded_run_lines(quiet: dict, loaded: dict, folder: str) -> list[str]:
                     f"`{name}` {b} against {a}" for name, a, b in scores)) + "."]
 
 
+def first_command_lines(quiet_folder: str, loaded_folder: str, root: Path = Path(".")) -> list[str]:
+    """What `make train` gives, beside the two commands at the top of the README: steps, minutes, test BLEU."""
+    quiet = json.loads((root / quiet_folder / "metrics.json").read_text(encoding="utf-8"))
+    loaded_path = root / loaded_folder / "metrics.json"
+    loaded = json.loads(loaded_path.read_text(encoding="utf-8")) if loaded_path.exists() else None
+    test = quiet.get("test_set", "test")
+    busy = (f" ({loaded['run_minutes']:.0f} on cores shared with other training jobs, the same model)"
+            if loaded and loaded.get("weights_sha256") == quiet.get("weights_sha256") and "run_minutes" in loaded
+            else "")
+    minutes = f", {quiet['run_minutes']:.0f} minutes in all on 2 quiet CPU cores{busy}" if "run_minutes" in quiet else ""
+    return [f"`make train` trains {quiet['steps']:,} steps{minutes} and reaches test BLEU "
+            f"{quiet['test_sets'][test]['bleu']:.2f} on `{test}` ([its metrics]({quiet_folder}/metrics.json); more in "
+            "[The default run](#results)). The budget is in steps, so a busy machine gives the same model, later."]
+
+
 def default_run_block(quiet_folder: str, loaded_folder: str, root: Path = Path(".")) -> list[str]:
     """The README's default-run block from the committed quiet run and, when committed, the same command on busy
     cores."""
