@@ -177,11 +177,14 @@ def test_an_older_run_folder_resumes_exactly_and_then_keeps_two_checkpoints(tiny
 def test_the_weights_digest_names_the_model_bit_for_bit_whatever_the_key_order():
     from translate.training.checkpoint import weights_digest
 
-    weights = {"b": torch.arange(6, dtype=torch.float32).reshape(2, 3), "a": torch.ones(4, dtype=torch.bfloat16)}
+    weights = {"b": torch.arange(6, dtype=torch.float32).reshape(2, 3), "a": torch.ones(4, dtype=torch.bfloat16),
+               "c": torch.tensor(1.5)}  # a learned scalar (0-dim), as fire's
+
     digest = weights_digest(weights)
     assert digest == weights_digest(dict(reversed(list(weights.items())))) and len(digest) == 64
     flipped = weights["b"].clone()
     flipped.view(torch.int32)[0, 0] ^= 1  # the lowest bit of one weight
     assert weights_digest({**weights, "b": flipped}) != digest
     assert weights_digest({**weights, "b": weights["b"].reshape(3, 2)}) != digest  # same bytes, another shape
-    assert weights_digest({"c": weights["b"], "a": weights["a"]}) != digest        # same tensors, another name
+    assert weights_digest({"d": weights["b"], "a": weights["a"], "c": weights["c"]}) != digest  # another name
+    assert weights_digest({**weights, "c": torch.tensor(1.25)}) != digest

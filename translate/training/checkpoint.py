@@ -49,7 +49,8 @@ def weights_digest(weights: dict[str, torch.Tensor]) -> str:
     for name in sorted(weights):
         tensor = weights[name].detach().to("cpu").contiguous()
         digest.update(f"{name}|{tensor.dtype}|{tuple(tensor.shape)}|".encode())
-        digest.update(tensor.view(torch.uint8).numpy().tobytes() if tensor.numel() else b"")
+        # reshape(-1): a 0-dim tensor (a learned scalar, e.g. fire's c) cannot be viewed as bytes
+        digest.update(tensor.reshape(-1).view(torch.uint8).numpy().tobytes() if tensor.numel() else b"")
     return digest.hexdigest()
 
 
