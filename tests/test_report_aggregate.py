@@ -191,9 +191,10 @@ WORDS = ("better", "worse", "about the same", "inconclusive", "too few")
     (-5.0, 0.001, -6.0, -4.0, False, "too few"),           # a bucket too small decides nothing, however large
 ])
 def test_each_delta_gets_the_word_of_the_report_rules(delta, holm, low90, high90, decides, word):
+    from translate.analysis.sweep.rows import Delta
     from translate.analysis.sweep.rules import verdict_word
 
-    assert verdict_word(delta, holm, low90, high90, decides, margin=1.0) == word
+    assert verdict_word(Delta(delta, low90=low90, high90=high90, holm=holm), decides, margin=1.0) == word
 
 
 def test_plots_cover_every_test_set_and_draw_too_small_buckets_hollow(tmp_path):

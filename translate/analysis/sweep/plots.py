@@ -98,8 +98,8 @@ def line_plot(rows: list[ReportRow], value: Callable[[ReportRow], Score], ylabel
                 ax.plot(x, y, label=pe, **style[pe])
             mark_too_few(ax, [(position[r.bucket], value(r).value) for r in line if r.decides is False], style[pe])
         shade_training_lengths(ax, [r for r in rows if r.group == group], position)
-        ax.set_xticks(range(len(buckets)), [f"{b}\n(n={n}{'' if small not in too_few else ', too few'})"
-                                            for small, (b, n) in enumerate(buckets)], fontsize=8)
+        ax.set_xticks(range(len(buckets)), [f"{b}\n(n={n}{'' if at not in too_few else ', too few'})"
+                                            for at, (b, n) in enumerate(buckets)], fontsize=8)
         ax.set_xlabel("source length (words)")
         ax.set_title(group or "all jobs", fontsize=10)
         ax.grid(alpha=0.3)

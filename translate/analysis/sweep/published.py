@@ -98,7 +98,7 @@ def word_of(row: Optional[ReportRow], margin: float) -> Optional[str]:
     d = row.compared.bleu if row is not None else None
     if d is None or d.delta is None:
         return None
-    return verdict_word(d.delta, d.holm, d.low90, d.high90, bool(row.decides), margin)
+    return verdict_word(d, bool(row.decides), margin)
 
 
 def direction(in_range: list[Optional[str]], beyond: list[Optional[str]]) -> str:

@@ -101,9 +101,21 @@ def default_run_lines(metrics: dict, folder: str) -> list[str]:
     return lines
 
 
+def same_model(quiet: dict, loaded: dict) -> bool:
+    """Both runs recorded the weights' digest and it is the same: the same model bit for bit."""
+    return quiet.get("weights_sha256") is not None and quiet.get("weights_sha256") == loaded.get("weights_sha256")
+
+
+def default_runs(quiet_folder: str, loaded_folder: str, root: Path) -> tuple[dict, Optional[dict]]:
+    """The committed default run's metrics.json and, when committed, the busy run's (None otherwise)."""
+    quiet = json.loads((root / quiet_folder / "metrics.json").read_text(encoding="utf-8"))
+    loaded_path = root / loaded_folder / "metrics.json"
+    return quiet, json.loads(loaded_path.read_text(encoding="utf-8")) if loaded_path.exists() else None
+
+
 def loaded_run_lines(quiet: dict, loaded: dict, folder: str) -> list[str]:
     """The same command on busy cores: its wall time and whether it gave the same model (weights digest) and scores."""
-    same_weights = quiet.get("weights_sha256") and quiet.get("weights_sha256") == loaded.get("weights_sha256")
+    same_weights = same_model(quiet, loaded)
     scores = [(name, quiet["test_sets"][name]["bleu"], loaded["test_sets"].get(name, {}).get("bleu"))
               for name in quiet["test_sets"]]
     same_scores = all(a == b for _, a, b in scores)
@@ -118,13 +130,10 @@ def loaded_run_lines(quiet: dict, loaded: dict, folder: str) -> list[str]:
 
 def first_command_lines(quiet_folder: str, loaded_folder: str, root: Path = Path(".")) -> list[str]:
     """What `make train` gives, beside the two commands at the top of the README: steps, minutes, test BLEU."""
-    quiet = json.loads((root / quiet_folder / "metrics.json").read_text(encoding="utf-8"))
-    loaded_path = root / loaded_folder / "metrics.json"
-    loaded = json.loads(loaded_path.read_text(encoding="utf-8")) if loaded_path.exists() else None
+    quiet, loaded = default_runs(quiet_folder, loaded_folder, root)
     test = quiet.get("test_set", "test")
     busy = (f" ({loaded['run_minutes']:.0f} on cores shared with other training jobs, the same model)"
-            if loaded and loaded.get("weights_sha256") == quiet.get("weights_sha256") and "run_minutes" in loaded
-            else "")
+            if loaded and same_model(quiet, loaded) and "run_minutes" in loaded else "")
     minutes = f", {quiet['run_minutes']:.0f} minutes in all on 2 quiet CPU cores{busy}" if "run_minutes" in quiet else ""
     return [f"`make train` trains {quiet['steps']:,} steps{minutes} and reaches test BLEU "
             f"{quiet['test_sets'][test]['bleu']:.2f} on `{test}` ([its metrics]({quiet_folder}/metrics.json); more in "
@@ -134,9 +143,5 @@ def first_command_lines(quiet_folder: str, loaded_folder: str, root: Path = Path
 def default_run_block(quiet_folder: str, loaded_folder: str, root: Path = Path(".")) -> list[str]:
     """The README's default-run block from the committed quiet run and, when committed, the same command on busy
     cores."""
-    quiet = json.loads((root / quiet_folder / "metrics.json").read_text(encoding="utf-8"))
-    lines = default_run_lines(quiet, quiet_folder)
-    if (root / loaded_folder / "metrics.json").exists():
-        loaded = json.loads((root / loaded_folder / "metrics.json").read_text(encoding="utf-8"))
-        lines += loaded_run_lines(quiet, loaded, loaded_folder)
-    return lines
+    quiet, loaded = default_runs(quiet_folder, loaded_folder, root)
+    return default_run_lines(quiet, quiet_folder) + (loaded_run_lines(quiet, loaded, loaded_folder) if loaded else [])

@@ -3,9 +3,12 @@ defaults are the run's own `report` settings, ReportSettings), and the test ever
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 from translate.analysis.run.settings import ReportSettings
+
+if TYPE_CHECKING:
+    from translate.analysis.sweep.rows import Delta
 
 MIN_BUCKET: int = ReportSettings.min_bucket          # report.min_bucket: smaller buckets are shown but decide nothing
 MARGIN: float = ReportSettings.equivalence_margin    # report.equivalence_margin: ±BLEU of "about the same"
@@ -16,18 +19,15 @@ def decides(sentences: Optional[int], min_bucket: int = MIN_BUCKET) -> bool:
     return bool(sentences) and sentences >= min_bucket
 
 
-def verdict_word(delta: float, holm: Optional[float], low90: Optional[float], high90: Optional[float],
-                 decides_: bool, margin: float = MARGIN) -> str:
+def verdict_word(delta: "Delta", decides_: bool, margin: float = MARGIN) -> str:
     """The word a report gives a Δ against the baseline: "better"/"worse" when its Holm-adjusted p < 0.05 (the star),
-    "about the same" when both one-sided tests pass at ±margin (the 90% interval inside it), "inconclusive" when
-    neither; "too few" for a bucket that decides nothing."""
+    "about the same" when both one-sided tests pass at ±margin (Difference.equivalent), "inconclusive" when neither;
+    "too few" for a bucket that decides nothing."""
     if not decides_:
         return "too few"
-    if holm is not None and holm < 0.05:
-        return "better" if delta > 0 else "worse"
-    if low90 is not None and high90 is not None and -margin < low90 and high90 < margin:
-        return "about the same"
-    return "inconclusive"
+    if delta.holm is not None and delta.holm < 0.05:
+        return "better" if delta.delta > 0 else "worse"
+    return "about the same" if delta.difference().equivalent(margin) else "inconclusive"
 
 
 @dataclass

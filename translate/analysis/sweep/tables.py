@@ -160,7 +160,7 @@ def worded_cell(delta: Optional[Delta], decides_: Optional[bool], margin: float)
     cell = comparison_cell(delta, decides_)
     if delta is None or delta.delta is None:
         return cell
-    return f"{cell} {verdict_word(delta.delta, delta.holm, delta.low90, delta.high90, bool(decides_), margin)}"
+    return f"{cell} {verdict_word(delta, bool(decides_), margin)}"
 
 
 def markdown_table(header: list[str], lines: list[list[str]], align: Optional[list[str]] = None) -> list[str]:
