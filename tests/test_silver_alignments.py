@@ -2,6 +2,7 @@
 pieces to words, and the layer and threshold chosen on the valid split only."""
 from __future__ import annotations
 
+import json
 from types import SimpleNamespace
 
 import pytest
@@ -180,3 +181,37 @@ def test_a_missing_aligner_is_an_error_naming_the_setting(monkeypatch, tmp_path)
     assert silver_reference(ReportSettings(alignment_error_rate=False), data, tmp_path) is None
     with pytest.raises(ConfigError, match="report.alignment_error_rate="):
         ReportSettings(alignment_error_rate="yes")
+
+
+def test_pinned_links_are_read_before_the_cache_and_never_redrawn(tmp_path, monkeypatch):
+    """A comparison's jobs in other checkouts (empty caches) read the committed links, not a new eflomal draw."""
+    train = [Pair(f"le chat {i}", f"the cat {i}") for i in range(3)]
+    to_align = [Pair("le chien", "the dog")]
+    draws = iter([["0-0 1-1"], ["0-1 1-0"]])  # eflomal takes no seed: each call samples other links
+
+    def sampling_aligner(pairs):
+        lines = next(draws)
+        return ["0-0"] * len(train) + lines, ["0-0"] * len(train) + lines
+
+    monkeypatch.setattr(silver, "run_eflomal", sampling_aligner)
+    first_cache, pinned_dir = tmp_path / "first_checkout", tmp_path / "pinned"
+    pinned = silver.pin_alignments(train, [to_align], first_cache, pinned_dir)
+    assert pinned.parent == pinned_dir and pinned.name == silver.cached_alignment_path(train, to_align, first_cache).name
+    assert silver.silver_alignments(train, [to_align], tmp_path / "other_checkout", pinned_dir) == [[{(0, 0), (1, 1)}]]
+    assert not (tmp_path / "other_checkout").exists()  # read from the pinned file: nothing aligned, nothing cached
+    # a cache holding another draw of the same pairs loses to the pinned links, and pinning again keeps the first
+    assert silver.silver_alignments(train, [to_align], tmp_path / "third", tmp_path / "nothing_pinned") == [
+        [{(0, 1), (1, 0)}]]
+    assert silver.silver_alignments(train, [to_align], tmp_path / "third", pinned_dir) == [[{(0, 0), (1, 1)}]]
+    before = pinned.read_text()
+    silver.pin_alignments(train, [to_align], tmp_path / "third", pinned_dir)
+    assert pinned.read_text() == before
+
+
+def test_the_committed_pinned_links_are_readable_and_complete():
+    """Each file of data/silver/ parses, and holds as many sentences as it says."""
+    files = sorted(silver.PINNED_DIR.glob("silver-eflomal-*.json"))
+    assert files, f"no pinned links in {silver.PINNED_DIR}"
+    for path in files:
+        expected = json.loads(path.read_text())["sentences"]
+        assert len(silver.read_cached(path, expected)) == expected > 0

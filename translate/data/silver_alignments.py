@@ -5,8 +5,11 @@ cached by a hash of the pairs and the settings (like the SentencePiece model).
 Silver, not gold: the links of an unsupervised statistical aligner, a shared yardstick for comparing models on the
 same sentences, not a human annotation (no sure/possible distinction; function words and idioms are often unlinked or
 linked loosely). The aligner learns from the run's training pairs plus the pairs it must align (unlabelled text, so
-nothing of a test set reaches a translation model). eflomal samples without a fixed seed: two runs differ slightly,
-which is why the first result is kept and reused.
+nothing of a test set reaches a translation model). eflomal samples without a fixed seed (it reads /dev/urandom and
+takes none): two alignments of the same pairs differ slightly (about 0.003 AER), which is why the first result is kept
+and reused. A comparison whose jobs train on different machines or in different sessions must score them against the
+same links: its links are pinned, committed in data/silver/ under the same name as in the cache, and read from there
+before the cache (scripts/pin_silver_alignments.py).
 """
 from __future__ import annotations
 
@@ -20,11 +23,14 @@ import unicodedata
 from pathlib import Path
 
 from translate.data.cleaning import Pair
+from translate.data.locate import REPO_ROOT
 from translate.data.symmetrise import grow_diag_final_and
 from translate.io import atomic_write_text
 
 log = logging.getLogger(__name__)
 
+# Committed links, read before the cache: the same yardstick for every job of a comparison, wherever it ran.
+PINNED_DIR = REPO_ROOT / "data" / "silver"
 Links = frozenset  # of (French word, English word) index pairs; whitespace words counted from 0
 # What the links depend on besides the pairs: changing any of these makes a new cache file.
 ALIGNER_SETTINGS = {"aligner": "eflomal", "model": 3, "n_samplers": 3, "null_prior": 0.2,
@@ -112,12 +118,18 @@ def align_pairs(train: list[Pair], to_align: list[Pair]) -> list[Links]:
     return links
 
 
-def silver_alignments(train: list[Pair], groups: list[list[Pair]], cache_dir: Path) -> list[list[Links]]:
+def silver_alignments(train: list[Pair], groups: list[list[Pair]], cache_dir: Path,
+                      pinned_dir: Path = PINNED_DIR) -> list[list[Links]]:
     """Silver links of every pair of every group (e.g. the valid split and each test set), from one aligner trained
-    on `train` plus all of them; reused from `cache_dir` when the same pairs were aligned before."""
+    on `train` plus all of them; read from `pinned_dir` when these pairs' links are pinned there, else reused from
+    `cache_dir` when the same pairs were aligned before."""
     to_align = [p for group in groups for p in group]
     path = cached_alignment_path(train, to_align, cache_dir)
-    if path.exists():
+    pinned = Path(pinned_dir) / path.name
+    if pinned.exists():
+        log.info("reading pinned silver alignments %s", pinned)
+        path = pinned
+    elif path.exists():
         log.info("reusing silver alignments %s", path)
     else:
         text = json.dumps({"settings": ALIGNER_SETTINGS, "sentences": len(to_align),
@@ -136,3 +148,16 @@ def silver_alignments(train: list[Pair], groups: list[list[Pair]], cache_dir: Pa
         out.append(flat[start:start + len(group)])
         start += len(group)
     return out
+
+
+def pin_alignments(train: list[Pair], groups: list[list[Pair]], cache_dir: Path, pinned_dir: Path = PINNED_DIR
+                   ) -> Path:
+    """Commit-ready copy of these pairs' links in `pinned_dir` (aligned first when neither place has them): from then
+    on every run with the same pairs reads these links. A file pinned before is kept, never redrawn."""
+    silver_alignments(train, groups, cache_dir, pinned_dir)
+    name = cached_alignment_path(train, [p for group in groups for p in group], cache_dir).name
+    pinned = Path(pinned_dir) / name
+    if not pinned.exists():
+        Path(pinned_dir).mkdir(parents=True, exist_ok=True)
+        atomic_write_text(pinned, (Path(cache_dir) / name).read_text(encoding="utf-8"))
+    return pinned

@@ -16,6 +16,7 @@ from translate.analysis.run.aer import (AerChoice, aer_grid, choose_layer_thresh
 from translate.analysis.run.attention_weights import forced_attention
 from translate.analysis.run.settings import ReportSettings
 from translate.config.errors import ConfigError
+from translate.data.cleaning import Pair
 from translate.data.pipeline import PreparedData, TokenizedSplit
 from translate.data.silver_alignments import AlignerMissing, Links, silver_alignments
 
@@ -32,6 +33,12 @@ class SilverReference:
     test_links: dict[str, list[Links]]
 
 
+def aligned_groups(data: PreparedData) -> tuple[list[Pair], list[list[Pair]]]:
+    """What the aligner learns from (the run's train split) and what it aligns: the valid split, then every test set
+    in data.test_sets' order."""
+    return data.splits["train"].pairs, [data.splits["valid"].pairs] + [s.pairs for s in data.test_sets.values()]
+
+
 def silver_reference(settings: ReportSettings, data: PreparedData, cache_dir: Path) -> Optional[SilverReference]:
     """Align the valid split and every test set (aligner trained on the run's train split plus them), or None when
     the setting is off. A missing aligner is an error naming the setting, never a silent skip."""
@@ -39,8 +46,7 @@ def silver_reference(settings: ReportSettings, data: PreparedData, cache_dir: Pa
         return None
     valid, names = data.splits["valid"], list(data.test_sets)
     try:
-        links = silver_alignments(data.splits["train"].pairs,
-                                  [valid.pairs] + [data.test_sets[n].pairs for n in names], cache_dir)
+        links = silver_alignments(*aligned_groups(data), cache_dir)
     except AlignerMissing as error:
         raise ConfigError(f"{SETTING}=true needs silver word links: {error}; or set {SETTING}=false to report "
                           f"without AER") from None
