@@ -49,6 +49,10 @@ def seed_from_pilots(pilot_dir: Path, sweep_dir: Path) -> int:
         if any((target / f).exists() for f in ("last.pt", "metrics.json")):
             print(f"{name}: {target} already has a checkpoint or results; left as it is")
             continue
+        if not (pilot_dir / name / "best.pt").exists():  # a pilot collected from its small files: no checkpoint
+            print(f"{name}: plateau at step {step}; {pilot_dir / name} has no best.pt, so the job trains from step 0 "
+                  f"(training is deterministic: the same model)")
+            continue
         target.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(pilot_dir / name / "best.pt", target / "last.pt.tmp")
         (target / "last.pt.tmp").replace(target / "last.pt")

@@ -63,3 +63,16 @@ def test_budget_only_copies_nothing(tmp_path, capsys):
     pilot(tmp_path / "pilots" / "a", 1200)
     assert start_main([str(tmp_path / "pilots"), "--budget-only"]) == 0
     assert '{"budget_steps": 1200}' in capsys.readouterr().out and not (tmp_path / "runs").exists()
+
+
+def test_a_pilot_collected_without_checkpoints_still_counts_and_its_job_trains_from_step_0(tmp_path, capsys):
+    """Pilots committed as small files only (their checkpoints gone with the machine that trained them) still give
+    their plateau step; their jobs start afresh, which is the same model."""
+    pilot(tmp_path / "pilots" / "collected", 3400)
+    (tmp_path / "pilots" / "collected" / "best.pt").unlink()
+    pilot(tmp_path / "pilots" / "here", 1400)
+    assert start_main([str(tmp_path / "pilots"), str(tmp_path / "runs")]) == 0
+    out = capsys.readouterr().out
+    assert '{"budget_steps": 3400}' in out and "has no best.pt, so the job trains from step 0" in out
+    assert not (tmp_path / "runs" / "collected").exists()
+    assert (tmp_path / "runs" / "here" / "last.pt").read_bytes() == b"checkpoint at 1400"
