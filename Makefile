@@ -17,7 +17,7 @@ JOBS        ?=
 TEST_WORKERS ?= 2
 STAMP       := $(VENV)/.installed
 
-.PHONY: setup train test test-fast sweep repro repro-600 pilots-then-sweep extrapolation-published encodings-page browser train-ddp bench bench-decode bench-quality bench-gpu clean
+.PHONY: setup train test test-fast sweep repro repro-600 pilots-then-sweep collect-repro extrapolation-published encodings-page browser train-ddp bench bench-decode bench-quality bench-gpu clean
 
 setup: $(STAMP)
 
@@ -63,7 +63,7 @@ repro: setup
 	budget=$$($(PY) scripts/start_from_pilots.py sweeps/claim_a_cpu_pilot sweeps/claim_a_cpu | \
 	  sed -n 's/.*"budget_steps": \([0-9]*\).*/\1/p'); \
 	  $(MAKE) sweep SWEEP=claim_a_cpu SWEEP_DIR=sweeps/claim_a_cpu \
-	  ARGS="+sweep/pe=sinusoidal_zero_low_dims seed=1 train.max_steps=$$budget train.num_threads=1"
+	  ARGS="+sweep/pe=sinusoidal_zero_low_dims seed=1 train.max_steps=$$budget"
 	$(PY) scripts/ablate_at_test.py sweeps/claim_a_cpu --ablation zero_dims
 	$(PY) scripts/ablate_at_test.py sweeps/claim_a_cpu --ablation zero_dims ablation.name=zero_dims_mean ablation.fill=mean
 	$(PY) scripts/collect_runs.py sweeps/claims_cpu $(REPRO_RUNS)/claims_cpu
@@ -71,12 +71,23 @@ repro: setup
 	$(PY) scripts/write_results.py $(REPRO_RUNS) --out docs/results.md --readme README.md
 
 # One comparison: its pilots (conf/sweep/$(PILOTS).yaml), then its jobs to their budget (conf/sweep/$(COMPARISON).yaml).
+# The jobs already committed (docs/results/runs/) are restored into the sweep folders first, so that a fresh checkout
+# trains only what is missing: checkpoints are never committed, so what a session leaves unfinished starts again.
 pilots-then-sweep: setup
-	$(MAKE) sweep SWEEP=$(PILOTS) SWEEP_DIR=sweeps/$(PILOTS) ARGS="train.num_threads=1"
+	$(PY) scripts/restore_runs.py docs/results/runs/$(PILOTS) sweeps/$(PILOTS)
+	$(PY) scripts/restore_runs.py $(REPRO_RUNS)/$(COMPARISON) sweeps/$(COMPARISON)
+	$(MAKE) sweep SWEEP=$(PILOTS) SWEEP_DIR=sweeps/$(PILOTS)
 	budget=$$($(PY) scripts/start_from_pilots.py sweeps/$(PILOTS) sweeps/$(COMPARISON) | \
 	  sed -n 's/.*"budget_steps": \([0-9]*\).*/\1/p'); test -n "$$budget" && \
-	  $(MAKE) sweep SWEEP=$(COMPARISON) SWEEP_DIR=sweeps/$(COMPARISON) \
-	  ARGS="train.max_steps=$$budget train.num_threads=1"
+	  $(MAKE) sweep SWEEP=$(COMPARISON) SWEEP_DIR=sweeps/$(COMPARISON) ARGS="train.max_steps=$$budget"
+
+# The finished jobs of the repro sweeps present here, collected into docs/results/runs/ (small files only) to be
+# committed before the session or machine ends: the pilots, claims_cpu, claim_a_cpu. Pages are not rewritten.
+collect-repro: setup
+	for sweep in claims_cpu_pilot claim_a_cpu_pilot; do test ! -d sweeps/$$sweep || \
+	  $(PY) scripts/collect_runs.py sweeps/$$sweep docs/results/runs/$$sweep || exit 1; done
+	for sweep in claims_cpu claim_a_cpu; do test ! -d sweeps/$$sweep || \
+	  $(PY) scripts/collect_runs.py sweeps/$$sweep $(REPRO_RUNS)/$$sweep || exit 1; done
 
 # Length extrapolation against published results (conf/sweep/extrapolation_published_cpu.yaml): learned, t5, shaw,
 # rope and alibi trained like claims_cpu's short group, to claims_cpu's budget, seeds 1-3; then
