@@ -64,10 +64,7 @@ repro: setup
 	  sed -n 's/.*"budget_steps": \([0-9]*\).*/\1/p'); \
 	  $(MAKE) sweep SWEEP=claim_a_cpu SWEEP_DIR=sweeps/claim_a_cpu \
 	  ARGS="+sweep/pe=sinusoidal_zero_low_dims seed=1 train.max_steps=$$budget"
-	$(PY) scripts/ablate_at_test.py sweeps/claim_a_cpu --ablation zero_dims
-	$(PY) scripts/ablate_at_test.py sweeps/claim_a_cpu --ablation zero_dims ablation.name=zero_dims_mean ablation.fill=mean
-	$(PY) scripts/collect_runs.py sweeps/claims_cpu $(REPRO_RUNS)/claims_cpu
-	$(PY) scripts/collect_runs.py sweeps/claim_a_cpu $(REPRO_RUNS)/claim_a_cpu
+	$(MAKE) collect-repro
 	$(PY) scripts/write_results.py $(REPRO_RUNS) --out docs/results.md --readme README.md
 
 # One comparison: its pilots (conf/sweep/$(PILOTS).yaml), then its jobs to their budget (conf/sweep/$(COMPARISON).yaml).
@@ -82,8 +79,14 @@ pilots-then-sweep: setup
 	  $(MAKE) sweep SWEEP=$(COMPARISON) SWEEP_DIR=sweeps/$(COMPARISON) ARGS="train.max_steps=$$budget"
 
 # The finished jobs of the repro sweeps present here, collected into docs/results/runs/ (small files only) to be
-# committed before the session or machine ends: the pilots, claims_cpu, claim_a_cpu. Pages are not rewritten.
+# committed before the session or machine ends: the pilots, claims_cpu, claim_a_cpu. First claim (a)'s test-time
+# controls of every finished sinusoidal job whose checkpoint is still here (they need it; restored jobs have none and
+# are named). Pages are not rewritten.
 collect-repro: setup
+	test ! -d sweeps/claim_a_cpu || { \
+	  $(PY) scripts/ablate_at_test.py sweeps/claim_a_cpu --ablation zero_dims; \
+	  $(PY) scripts/ablate_at_test.py sweeps/claim_a_cpu --ablation zero_dims ablation.name=zero_dims_mean \
+	    ablation.fill=mean; true; }
 	for sweep in claims_cpu_pilot claim_a_cpu_pilot; do test ! -d sweeps/$$sweep || \
 	  $(PY) scripts/collect_runs.py sweeps/$$sweep docs/results/runs/$$sweep || exit 1; done
 	for sweep in claims_cpu claim_a_cpu; do test ! -d sweeps/$$sweep || \
