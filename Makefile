@@ -93,16 +93,17 @@ collect-repro: setup
 	  $(PY) scripts/collect_runs.py sweeps/$$sweep $(REPRO_RUNS)/$$sweep || exit 1; done
 
 # Length extrapolation against published results (conf/sweep/extrapolation_published_cpu.yaml): learned, t5, shaw,
-# rope and alibi trained like claims_cpu's short group, to claims_cpu's budget, seeds 1-3; then
-# docs/encodings_results.md gains its section.
+# rope and alibi trained like claims_cpu's short group, to claims_cpu's budget (its committed pilots), seeds 1-3;
+# then docs/encodings_results.md gains its section. Jobs committed before are restored first, as in make repro.
 PUBLISHED_RUNS := docs/results/runs/extrapolation_published_cpu
 extrapolation-published: setup
-	budget=$$($(PY) scripts/start_from_pilots.py sweeps/claims_cpu_pilot --budget-only | \
+	$(PY) scripts/restore_runs.py $(PUBLISHED_RUNS) sweeps/extrapolation_published_cpu
+	budget=$$($(PY) scripts/start_from_pilots.py docs/results/runs/claims_cpu_pilot --budget-only | \
 	  sed -n 's/.*"budget_steps": \([0-9]*\).*/\1/p'); test -n "$$budget" && \
 	  $(MAKE) sweep SWEEP=extrapolation_published_cpu SWEEP_DIR=sweeps/extrapolation_published_cpu \
 	  ARGS="train.max_steps=$$budget train.num_threads=1"
 	$(PY) scripts/collect_runs.py sweeps/extrapolation_published_cpu $(PUBLISHED_RUNS)
-	$(PY) scripts/collect_runs.py sweeps/claims_cpu $(PUBLISHED_RUNS) --only '*_words1-9_*'
+	$(PY) scripts/collect_runs.py $(REPRO_RUNS)/claims_cpu $(PUBLISHED_RUNS) --only '*_words1-9_*'
 	$(PY) scripts/write_encodings_results.py $(ENCODINGS_RUNS) --out docs/encodings_results.md --readme README.md \
 	  --extrapolation $(EXTRAPOLATION_RUNS) --published $(PUBLISHED_RUNS)
 
