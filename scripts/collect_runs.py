@@ -23,6 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's 
 from translate.analysis.sweep.attention_images import (cross_attention_images, pick_examples,  # noqa: E402
                                                        write_attention_images)
 from translate.analysis.sweep.jobs import Job, SweepError, find_jobs  # noqa: E402
+from translate.io import write_folder_whole  # noqa: E402
 
 CHECKPOINT_SUFFIXES = (".pt", ".tmp")  # last.pt, best.pt, last.prev.pt and partial writes: large, not read by reports
 
@@ -48,13 +49,13 @@ def collect(sweep_dir: Path, jobs: list[Job], dest: Path, whole_tb: bool = False
         target = dest / job.relative_to(sweep_dir)
         if already_collected(job, target):
             continue
-        staging = target.with_name(target.name + ".collecting")
-        shutil.rmtree(staging, ignore_errors=True)
-        shutil.copytree(job, staging, ignore=left_out(whole_tb))
-        if not whole_tb and (job / "tb").is_dir():
-            write_attention_images(staging / "tb", pick_examples(cross_attention_images(job / "tb")))
-        shutil.rmtree(target, ignore_errors=True)
-        staging.rename(target)  # a job folder is either the old copy or the whole new one
+
+        def copy(staging: Path, job: Path = job) -> None:
+            shutil.copytree(job, staging, ignore=left_out(whole_tb))
+            if not whole_tb and (job / "tb").is_dir():
+                write_attention_images(staging / "tb", pick_examples(cross_attention_images(job / "tb")))
+
+        write_folder_whole(target, copy)  # a job folder is either the old copy or the whole new one
         copies.append(target)
     return copies
 

@@ -14,11 +14,13 @@ from __future__ import annotations
 import argparse
 import shutil
 import sys
+from functools import partial
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's package, whatever is installed
 
 from translate.analysis.sweep.jobs import SweepError, find_jobs  # noqa: E402
+from translate.io import write_folder_whole  # noqa: E402
 
 
 def restore(runs_dir: Path, sweep_dir: Path) -> list[Path]:
@@ -29,10 +31,7 @@ def restore(runs_dir: Path, sweep_dir: Path) -> list[Path]:
         target = sweep_dir / job.path.relative_to(runs_dir)
         if not job.finished or target.exists():
             continue
-        staging = target.with_name(target.name + ".restoring")
-        shutil.rmtree(staging, ignore_errors=True)
-        shutil.copytree(job.path, staging)
-        staging.rename(target)  # a job folder appears whole or not at all
+        write_folder_whole(target, partial(shutil.copytree, job.path))
         restored.append(target)
     return restored
 

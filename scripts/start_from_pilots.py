@@ -79,7 +79,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.budget_only:
         return 0
     print(f"run: make sweep SWEEP={args.sweep_dir.name} SWEEP_DIR={args.sweep_dir} "
-          f"ARGS=\"train.max_steps={budget} train.num_threads=1\"")
+          f"ARGS=\"train.max_steps={budget}\"")
     return 0
 
 

@@ -63,7 +63,7 @@ def test_collect_copies_finished_jobs_without_checkpoints_and_adds_pieces_up(tmp
     assert collect_runs.main([str(sweep), str(dest)]) == 0
     assert (dest / "a_seed1" / "metrics.json").read_text() == '{"marker": 2}\n'
     assert (dest / "b_seed1" / "metrics.json").exists() and not list(dest.rglob("*.pt"))
-    assert not list(dest.glob("*.collecting"))
+    assert not list(dest.glob("*.staging"))
 
     # collected again with nothing rerun: every copy stays as it is, its TensorBoard log too (no churn in git)
     before = {p: p.read_bytes() for p in dest.rglob("*") if p.is_file()}

@@ -27,7 +27,7 @@ def test_finished_committed_jobs_are_restored_and_nothing_in_the_sweep_is_touche
     assert files(sweep / "sinusoidal_seed1") == files(runs / "sinusoidal_seed1")
     assert (sweep / "sinusoidal_seed1" / "metrics.json").read_text() == '{"marker": 1}\n'
     assert sorted(p.name for p in (sweep / "none_seed1").iterdir()) == ["last.pt"]
-    assert not (sweep / "none_seed2").exists() and not list(sweep.glob("*.restoring"))
+    assert not (sweep / "none_seed2").exists() and not list(sweep.glob("*.staging"))
     assert load_script("restore_runs").main([str(runs), str(sweep)]) == 0   # again: nothing more
     assert "restored 0 finished jobs" in capsys.readouterr().out
 

@@ -136,3 +136,15 @@ def remove_partial_writes(folder: Path) -> list[Path]:
     return leftovers
 
 
+
+
+def write_folder_whole(target: Path, fill: Callable[[Path], None]) -> None:
+    """Make `target` whole or not at all: `fill` writes a staging folder beside it, which then takes its place (a copy
+    interrupted half-way leaves the staging folder, never a half-written target)."""
+    import shutil
+
+    staging = target.with_name(target.name + ".staging")
+    shutil.rmtree(staging, ignore_errors=True)
+    fill(staging)
+    shutil.rmtree(target, ignore_errors=True)
+    staging.rename(target)
