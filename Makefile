@@ -101,7 +101,7 @@ extrapolation-published: setup
 	budget=$$($(PY) scripts/start_from_pilots.py docs/results/runs/claims_cpu_pilot --budget-only | \
 	  sed -n 's/.*"budget_steps": \([0-9]*\).*/\1/p'); test -n "$$budget" && \
 	  $(MAKE) sweep SWEEP=extrapolation_published_cpu SWEEP_DIR=sweeps/extrapolation_published_cpu \
-	  ARGS="train.max_steps=$$budget train.num_threads=1"
+	  ARGS="train.max_steps=$$budget"
 	$(PY) scripts/collect_runs.py sweeps/extrapolation_published_cpu $(PUBLISHED_RUNS)
 	$(PY) scripts/collect_runs.py $(REPRO_RUNS)/claims_cpu $(PUBLISHED_RUNS) --only '*_words1-9_*'
 	$(PY) scripts/write_encodings_results.py $(ENCODINGS_RUNS) --out docs/encodings_results.md --readme README.md \
