@@ -196,7 +196,8 @@ def test_pinned_links_are_read_before_the_cache_and_never_redrawn(tmp_path, monk
     monkeypatch.setattr(silver, "run_eflomal", sampling_aligner)
     first_cache, pinned_dir = tmp_path / "first_checkout", tmp_path / "pinned"
     pinned = silver.pin_alignments(train, [to_align], first_cache, pinned_dir)
-    assert pinned.parent == pinned_dir and pinned.name == silver.cached_alignment_path(train, to_align, first_cache).name
+    assert pinned.parent == pinned_dir
+    assert pinned.name == silver.cached_alignment_path(train, to_align, first_cache).name
     assert silver.silver_alignments(train, [to_align], tmp_path / "other_checkout", pinned_dir) == [[{(0, 0), (1, 1)}]]
     assert not (tmp_path / "other_checkout").exists()  # read from the pinned file: nothing aligned, nothing cached
     # a cache holding another draw of the same pairs loses to the pinned links, and pinning again keeps the first

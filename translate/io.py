@@ -6,6 +6,7 @@ from __future__ import annotations
 import errno
 import logging
 import os
+import shutil
 import tempfile
 import time
 from pathlib import Path
@@ -136,13 +137,9 @@ def remove_partial_writes(folder: Path) -> list[Path]:
     return leftovers
 
 
-
-
 def write_folder_whole(target: Path, fill: Callable[[Path], None]) -> None:
     """Make `target` whole or not at all: `fill` writes a staging folder beside it, which then takes its place (a copy
     interrupted half-way leaves the staging folder, never a half-written target)."""
-    import shutil
-
     staging = target.with_name(target.name + ".staging")
     shutil.rmtree(staging, ignore_errors=True)
     fill(staging)
