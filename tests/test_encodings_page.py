@@ -88,7 +88,7 @@ def test_encodings_are_ranked_by_bleu_and_the_baseline_has_no_delta(page, sweeps
     lines = table(section(page.read_text(), "## Ranking on the whole test split"))
     header, rows = lines[0], {line[1]: dict(zip(lines[0], line)) for line in lines[1:]}
     assert header == ["rank", "encoding", "seeds", "BLEU", "Δ BLEU vs baseline", "chrF", "parameters", "steps",
-                      "tested at step", "target tokens/s", "train minutes"]
+                      "tested at step", "valid BLEU per 1k steps before it", "target tokens/s", "train minutes"]
     scores = whole_split(sweeps[0])
     assert [line[1] for line in lines[1:]] == sorted(scores, key=lambda s: -scores[s].bleu.value) == [
         "rope", "sinusoidal", "none"]  # neither the report's order (baseline first) nor the alphabet
@@ -99,6 +99,7 @@ def test_encodings_are_ranked_by_bleu_and_the_baseline_has_no_delta(page, sweeps
     assert rows["sinusoidal"]["Δ BLEU vs baseline"] == "–"
     assert rope["Δ BLEU vs baseline"].startswith("+") and rows["none"]["Δ BLEU vs baseline"].startswith("-")
     assert "(p" in rope["Δ BLEU vs baseline"] and rope["tested at step"] == "100"
+    assert rope["valid BLEU per 1k steps before it"] == scores["rope"].convergence.cell()
     assert (rope["chrF"], rope["parameters"], rope["steps"], rope["target tokens/s"], rope["train minutes"]) == (
         f"{scores['rope'].chrf.value:.2f} [{scores['rope'].chrf.low:.2f}, {scores['rope'].chrf.high:.2f}]",
         "231,680", "100", "1,000", "2.5")

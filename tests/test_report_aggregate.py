@@ -62,7 +62,7 @@ def fake_metrics(pairs, hyps, encoding, ablation, diagonal, bleu=None) -> dict:
             "corpus": "tatoeba", "encoding": encoding, "ablation": ablation, "model": "tiny", "steps": 100,
             "train_minutes": 2.5, "target_tokens_per_s": 1000.0, "parameters": 231680, "checkpoint": "best.pt",
             "by_length": {"bucketed_by": "source_words", "buckets": buckets},
-            "valid_curve": [[50, round(whole / 2, 2), 3.1], [100, whole, 2.7]]}
+            "valid_curve": [[step, round(whole * step / 100, 2), 3.1] for step in (25, 50, 75, 100)]}
 
 
 def make_job(folder: Path, encoding: str, seed: int, words: tuple, hyps: list[str], pairs, diagonal: float,
@@ -343,3 +343,18 @@ def test_jobs_tested_at_different_steps_are_not_compared(tmp_path, references):
     again = build_report(tmp_path, samples=40, hparams=False)
     assert typed_row(again.rows, "none", "all").compared.bleu.delta < 0 and not again.notes
     assert json.loads((base / "metrics.json").read_text())["checkpoint"] == "best.pt"  # step of the best valid BLEU
+
+
+def test_every_row_and_span_says_whether_its_models_were_still_learning(sweep):
+    """The fabricated learning curves climb in a straight line to the tested step: every setting is still rising in
+    every seed, at the slope the line has, and each claim span says so for both models."""
+    data = json.loads((sweep / "report" / "report.json").read_text())
+    whole = row(data["rows"], "sinusoidal, train words 1-9", "all")
+    reached = [json.loads((sweep / f"sin_s{seed}" / "metrics.json").read_text())["valid_curve"][-1][1]
+               for seed in (1, 2)]   # valid BLEU at step 100, climbed to from 0 at step 0
+    assert whole["valid_slope"] == pytest.approx(sum(b * 1000 / 100 for b in reached) / 2, abs=0.5)
+    assert (whole["rising_seeds"], whole["trend_seeds"]) == (2, 2)
+    compared = [s for s in data["spans"] if s.get("delta_bleu") is not None]
+    assert compared and all(s["rising_seeds"] == s["trend_seeds"] == s["seeds"] for s in compared)
+    assert all(s["baseline_rising_seeds"] == s["baseline_trend_seeds"] for s in compared)
+    assert "valid_slope" in (sweep / "report" / "report.csv").read_text().splitlines()[0].split(",")

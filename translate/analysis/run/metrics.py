@@ -14,6 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields
 from typing import Any, Optional
 
+from translate.analysis.run.convergence import ValidTrend, valid_trend
+
 
 def statistic(default: Any = None):
     """A per-bucket statistic: carried into the sweep report's rows (mean over seeds) and into report.csv."""
@@ -136,6 +138,11 @@ class RunMetrics:
     @property
     def primary(self) -> Optional[TestSetScores]:
         return self.test_sets.get(self.test_set)
+
+    @property
+    def trend(self) -> Optional[ValidTrend]:
+        """Valid BLEU's slope over the last validations up to the tested step (convergence.valid_trend)."""
+        return valid_trend(self.valid_curve, self.model_step)
 
     @property
     def model_step(self) -> Optional[int]:

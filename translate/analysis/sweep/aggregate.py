@@ -18,7 +18,8 @@ from translate.analysis.run.settings import ReportSettings
 from translate.analysis.run.metrics import CARRIED, BucketScores, BucketStatistics, TestSetScores
 from translate.analysis.sweep.jobs import Job, JobSettings, Setting, SweepError
 from translate.analysis.sweep.references import TestSet, TestSets
-from translate.analysis.sweep.rows import AlignmentRow, Comparison, Delta, ReportRow, RowSetting, Score, SpanRow
+from translate.analysis.sweep.rows import (AlignmentRow, Comparison, Convergence, Delta, ReportRow, RowSetting, Score,
+                                          SpanRow)
 from translate.analysis.sweep.rules import Rules
 from translate.analysis.sweep.significance import (Difference, ReferenceCache, SentenceStats, bootstrap_interval, compare,
                                            holm, interaction)
@@ -277,7 +278,7 @@ class Aggregator:
                       train_minutes=minutes, steps=None if steps is None else int(steps),
                       tested_step="–".join(str(step) for step in (tested[:1] + tested[-1:] if len(tested) > 1
                                                                   else tested)),
-                      jobs=" ".join(j.name for j in jobs))
+                      convergence=Convergence.of([j.metrics.trend for j in jobs]), jobs=" ".join(j.name for j in jobs))
         comparisons = self.comparisons(setting, name, buckets) if self.rules.samples else {}
         intervals = self.whole_split_intervals(setting, name)
         repeats = self.repeated_words(jobs, name)

@@ -147,9 +147,16 @@ def lengths_text(r: SpanRow) -> str:
 
 
 def where(r: SpanRow) -> str:
+    """"`test`, trained on words 1-9, 1-9 words (n=2,494, 3 seeds, tested at step 3400; valid BLEU ...)": the span,
+    and whether its models (and their baseline) were still learning when scored (rows.Convergence)."""
     steps = sorted({s for s in r.tested_steps or [] if s is not None})
+    trend = r.convergence.describe() if r.convergence else ""
+    base = r.compared.baseline_convergence.brief() if r.compared is not None else ""
+    if trend and base:
+        trend += f"; baseline {base}"
     return (f"`{r.test_set}`, {in_group(r.group)}, {r.bucket.split()[-1]} words (n={r.sentences:,}, "
-            f"{r.seeds} seed{'s' * (r.seeds != 1)}, tested at step {'/'.join(map(str, steps)) or '?'})")
+            f"{r.seeds} seed{'s' * (r.seeds != 1)}, tested at step {'/'.join(map(str, steps)) or '?'}"
+            + (f"; {trend}" if trend else "") + ")")
 
 
 def equivalence_text(r: SpanRow, margin: float, significant: bool) -> str:

@@ -92,11 +92,11 @@ def ranking_table(rows: list[ReportRow]) -> list[str]:
     """One line per encoding of one test set and training group (`rows`: their whole-split rows)."""
     rows = ranked(rows)
     header = ["rank", "encoding", "seeds", "BLEU", "Δ BLEU vs baseline", "chrF", "parameters", "steps",
-              "tested at step", "target tokens/s", "train minutes"]
+              "tested at step", "valid BLEU per 1k steps before it", "target tokens/s", "train minutes"]
     return markdown_table(
         header, [[rank, r.setting, str(r.seeds), score_cell(r.bleu, r.seeds), comparison_cell(r.compared.bleu, r.decides),
                   score_cell(r.chrf, r.seeds), number(r.parameters), number(r.steps, 0), str(r.tested_step or "–"),
-                  number(r.target_tokens_per_s, 0), number(r.train_minutes, 1)]
+                  r.convergence.cell(), number(r.target_tokens_per_s, 0), number(r.train_minutes, 1)]
                  for rank, r in zip(ranks(rows), rows)],
         ["--:", "---"] + ["--:"] * (len(header) - 2))
 

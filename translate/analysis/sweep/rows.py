@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any, Optional
 
+from translate.analysis.run.convergence import PER_STEPS, ValidTrend
 from translate.analysis.run.metrics import BucketStatistics
 from translate.analysis.sweep.significance import MAX_DF, Difference
 
@@ -37,6 +38,61 @@ class RowSetting:
     def about(self) -> dict[str, Any]:
         """These fields alone, to start a row of another kind about the same setting and test set."""
         return {f.name: getattr(self, f.name) for f in fields(RowSetting)}
+
+
+@dataclass
+class Convergence:
+    """Were the jobs still learning when scored: the mean over seeds of valid BLEU's slope over the last validations
+    before the tested step (per 1,000 steps, convergence.valid_trend), and how many of the jobs whose slope has an
+    interval (three validations or more) were still rising (the interval above 0). None where no job recorded two
+    validations in that window."""
+
+    valid_slope: Optional[float] = None
+    rising_seeds: Optional[int] = None
+    trend_seeds: Optional[int] = None      # jobs whose slope has an interval
+    from_step: Optional[int] = None        # the validations fitted: from the first of any seed
+    to_step: Optional[int] = None          # to the last
+
+    @classmethod
+    def of(cls, trends: list[Optional[ValidTrend]]) -> "Convergence":
+        present = [t for t in trends if t is not None]
+        if not present:
+            return cls()
+        return cls(round(sum(t.slope for t in present) / len(present), 2), sum(t.rising for t in present),
+                   sum(t.tested for t in present), min(t.first for t in present), max(t.last for t in present))
+
+    def rising_text(self, short: bool = False) -> str:
+        if not self.trend_seeds:
+            return "two validations: no interval"
+        if short:
+            return f"shown rising: {self.rising_seeds}/{self.trend_seeds}"
+        return (f"shown still rising (95% interval above 0) in {self.rising_seeds} of {self.trend_seeds} "
+                f"seed{'s' * (self.trend_seeds != 1)}")
+
+    def cell(self) -> str:
+        """"+2.03 (shown rising: 1/3)": a table cell; "–" without a slope."""
+        if self.valid_slope is None:
+            return "–"
+        return f"{self.valid_slope:+.2f} ({self.rising_text(short=True)})"
+
+    def describe(self) -> str:
+        """"valid BLEU +2.03 per 1,000 steps over steps 2400-3400 (shown still rising ... in 1 of 1 seed)": the validations
+        of the last TREND_WINDOW steps up to the tested step."""
+        if self.valid_slope is None:
+            return ""
+        return (f"valid BLEU {self.valid_slope:+.2f} per {PER_STEPS:,} steps over steps {self.from_step}-{self.to_step} "
+                f"({self.rising_text()})")
+
+    def brief(self) -> str:
+        """"+0.47 (shown still rising ... in 0 of 1 seed)": describe() beside another model's, over the same steps."""
+        return f"{self.valid_slope:+.2f} ({self.rising_text()})" if self.valid_slope is not None else ""
+
+    def columns(self, prefix: str = "") -> dict[str, Any]:
+        return {f"{prefix}{f.name}": getattr(self, f.name) for f in fields(self)}
+
+    @classmethod
+    def read(cls, data: dict, prefix: str = "") -> "Convergence":
+        return cls(*(data.get(f"{prefix}{f.name}") for f in fields(cls)))
 
 
 @dataclass
@@ -161,6 +217,7 @@ class ReportRow(BucketStatistics, RowHead):
     train_minutes: Optional[float] = None
     steps: Optional[int] = None
     tested_step: Optional[str] = None      # "600", or "580–600" when the seeds differ
+    convergence: Convergence = field(default_factory=Convergence)
     jobs: Optional[str] = None             # the run folders, space-separated
     family: Optional[str] = None           # Holm's family of the row's tests (aggregate.family_of)
 
@@ -170,7 +227,7 @@ class ReportRow(BucketStatistics, RowHead):
             value = getattr(self, f.name)
             if isinstance(value, Score):
                 out.update(value.columns(f.name))
-            elif isinstance(value, Comparison):
+            elif isinstance(value, (Comparison, Convergence)):
                 out.update(value.columns())
             else:
                 out[f.name] = value
@@ -178,7 +235,8 @@ class ReportRow(BucketStatistics, RowHead):
 
     @classmethod
     def read(cls, data: dict) -> "ReportRow":
-        nested = {"bleu": Score.read(data, "bleu"), "chrf": Score.read(data, "chrf"), "compared": Comparison.read(data)}
+        nested = {"bleu": Score.read(data, "bleu"), "chrf": Score.read(data, "chrf"), "compared": Comparison.read(data),
+                  "convergence": Convergence.read(data)}
         return cls(**{f.name: nested[f.name] if f.name in nested else data.get(f.name) for f in fields(cls)})
 
 
@@ -217,17 +275,20 @@ class SpanComparison:
     chrf: SpanDelta
     baseline_length_ratio: Optional[float] = None
     baseline_bp: Optional[float] = None
+    baseline_convergence: Convergence = field(default_factory=Convergence)
 
     def columns(self) -> dict[str, Any]:
         return {**self.bleu.columns("bleu"), **self.chrf.columns("chrf"),
-                "baseline_length_ratio": self.baseline_length_ratio, "baseline_bp": self.baseline_bp}
+                "baseline_length_ratio": self.baseline_length_ratio, "baseline_bp": self.baseline_bp,
+                **self.baseline_convergence.columns("baseline_")}
 
     @classmethod
     def read(cls, data: dict) -> Optional["SpanComparison"]:
         bleu, chrf = SpanDelta.read(data, "bleu"), SpanDelta.read(data, "chrf")
         if bleu is None or chrf is None:
             return None
-        return cls(bleu, chrf, data.get("baseline_length_ratio"), data.get("baseline_bp"))
+        return cls(bleu, chrf, data.get("baseline_length_ratio"), data.get("baseline_bp"),
+                   Convergence.read(data, "baseline_"))
 
 
 @dataclass
@@ -246,16 +307,18 @@ class SpanRow(RowSetting):
     chrf: Optional[float] = None
     length_ratio: Optional[float] = None   # output/reference words (corpus level)
     bp: Optional[float] = None             # BLEU's brevity penalty
+    convergence: Convergence = field(default_factory=Convergence)
     compared: Optional[SpanComparison] = None   # None: no baseline to pair with (or no bootstrap samples)
 
     def as_json(self) -> dict[str, Any]:
-        out = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "compared"}
-        return out | (self.compared.columns() if self.compared is not None else {})
+        out = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in ("compared", "convergence")}
+        return (out | self.convergence.columns()
+                | (self.compared.columns() if self.compared is not None else {}))
 
     @classmethod
     def read(cls, data: dict) -> "SpanRow":
-        return cls(**{f.name: data.get(f.name) for f in fields(cls) if f.name != "compared"},
-                   compared=SpanComparison.read(data))
+        return cls(**{f.name: data.get(f.name) for f in fields(cls) if f.name not in ("compared", "convergence")},
+                   convergence=Convergence.read(data), compared=SpanComparison.read(data))
 
 
 @dataclass

@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING, Optional
 
 import numpy as np
 
-from translate.analysis.sweep.rows import AlignmentRow, Quantity, RowSetting, SpanComparison, SpanDelta, SpanRow
+from translate.analysis.sweep.rows import (AlignmentRow, Convergence, Quantity, RowSetting, SpanComparison, SpanDelta,
+                                          SpanRow)
 from translate.analysis.sweep.significance import (Difference, Groups, SentenceStats, compare, difference_from_samples,
                                                    group_counts, seeds_needed)
 
@@ -113,14 +114,15 @@ def span_rows(aggregator: "Aggregator", setting: "Setting", name: str, about: Ro
                           for key in ("bleu", "chrf"))
             base_lengths = [length_scores(b) for b in bases]
             compared = SpanComparison(bleu, chrf, mean_of([b.ratio for b in base_lengths]),
-                                      mean_of([b.bp for b in base_lengths]))
+                                      mean_of([b.bp for b in base_lengths]),
+                                      Convergence.of([base.metrics.trend for _, base in pairs]))
         rows.append(SpanRow(**about.about(), span=span.kind, low=span.low, high=span.high,
                             bucket=f"{span.kind} {span.label}", sentences=len(indices),
                             decides=aggregator.rules.decides(len(indices)),
                             tested_steps=[job.tested_step for job in jobs], jobs=" ".join(job.name for job in jobs),
                             bleu=mean_of([s.score("bleu") for s in own]), chrf=mean_of([s.score("chrf") for s in own]),
                             length_ratio=mean_of([x.ratio for x in lengths]), bp=mean_of([x.bp for x in lengths]),
-                            compared=compared))
+                            convergence=Convergence.of([job.metrics.trend for job in jobs]), compared=compared))
     return rows
 
 

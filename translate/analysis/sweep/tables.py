@@ -87,6 +87,11 @@ class CsvRow(RowComparison, BucketStatistics, RowScores):
     train_minutes: Optional[float] = None
     steps: Optional[int] = None
     tested_step: Optional[str] = None
+    valid_slope: Optional[float] = None    # valid BLEU per 1,000 steps before the tested step (rows.Convergence)
+    rising_seeds: Optional[int] = None
+    trend_seeds: Optional[int] = None
+    from_step: Optional[int] = None
+    to_step: Optional[int] = None
     jobs: Optional[str] = None
 
     @classmethod
@@ -207,11 +212,12 @@ def whole_split_table(report: Report, test_set: str | None = None, words: bool =
                 else comparison_cell(r.compared.bleu, r.decides))
     return markdown_table(
         ["setting", "seeds", "BLEU", "chrF", "Δ BLEU vs baseline", "Δ chrF", "Δ_long − Δ_short BLEU", "parameters",
-         "target tokens/s", "train minutes", "steps", "tested at step"],
+         "target tokens/s", "train minutes", "steps", "tested at step", "valid BLEU per 1k steps before it"],
         [[r.setting, str(r.seeds), score_cell(r.bleu, r.seeds), score_cell(r.chrf, r.seeds),
           delta_bleu(r), comparison_cell(r.compared.chrf, r.decides),
           comparison_cell(r.compared.interaction_bleu, r.decides), number(r.parameters),
-          number(r.target_tokens_per_s, 0), number(r.train_minutes, 1), number(r.steps, 0), str(r.tested_step or "–")]
+          number(r.target_tokens_per_s, 0), number(r.train_minutes, 1), number(r.steps, 0), str(r.tested_step or "–"),
+          r.convergence.cell()]
          for r in report.rows if r.bucket == ALL and (test_set is None or r.test_set == test_set)])
 
 
@@ -264,6 +270,12 @@ def reading_rules(report: Report) -> list[str]:
         "attended source position.",
         "- Plots: one line per encoding/ablation, one panel per other setting that varies; grey: the buckets "
         "holding lengths the models were trained on.",
+        "- Valid BLEU per 1k steps before it: the least-squares slope of valid BLEU on step over the validations of "
+        "the last 1,000 steps up to the tested step (per 1,000 steps, mean over seeds), and in how many seeds it "
+        "was shown still rising (the slope's 95% t-interval above 0; with few validations the interval is wide, so "
+        "a steep slope may not be shown; two validations give no interval). A Δ between a model still rising and "
+        "one that is not is a Δ at this budget: more steps would move it. The validations score one fixed valid "
+        "set, so the interval describes the curve's wobble between validations, not sentence sampling.",
         "- Target tokens/s and train minutes: measured in each run, with whatever else shared the machine (sweeps "
         "run several jobs at once); they say what budget a job had, not how fast an encoding is: "
         "`scripts/bench_encodings.py` times the encodings against each other on the same batches.",
