@@ -57,3 +57,16 @@ def test_jobs_that_differ_only_in_how_they_ran_are_seeds_of_one_setting():
     groups = group_settings(jobs)
     assert sorted(len(s.jobs) for s in groups) == [1, 2]
     assert {j.name for s in groups if len(s.jobs) == 2 for j in s.jobs} == {"a", "b"}
+
+
+def test_a_token_matched_group_is_labelled_by_its_lengths_not_by_config_keys():
+    """claims_cpu's short group is 1-9 words drawn to the target tokens of 11-17: one label says both."""
+    def job(name: str, low: int, high: int, matched) -> Job:
+        config = {"seed": 1, "encoding.name": "none", "data.train_min_words": low, "data.train_max_words": high,
+                  "data.train_same_tokens_as": None if matched is None else tuple(matched)}
+        data = DataConfig(name="tatoeba", train_min_words=low, train_max_words=high, train_same_tokens_as=matched)
+        settings = JobSettings(seed=1, encoding="none", data=data, trained=(low, high))
+        return Job(Path(name), config, metrics=object(), name=name, settings=settings)
+
+    groups = {s.group for s in group_settings([job("short", 1, 9, [11, 17]), job("long", 11, 17, None)])}
+    assert groups == {"train words 1-9 (as many target tokens as 11-17)", "train words 11-17"}

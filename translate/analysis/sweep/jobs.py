@@ -227,12 +227,24 @@ def pe_label(config: dict[str, Any], settings: JobSettings) -> str:
     return label
 
 
+# The keys that say which lengths a job trained on: shown together as one "train words" label (train_words_label).
+TRAIN_WORDS_KEYS = ("data.train_min_words", "data.train_max_words", "data.train_same_tokens_as")
+
+
+def train_words_label(settings: JobSettings) -> str:
+    """"train words 1-9", or "train words 1-9 (as many target tokens as 11-17)" for a group drawn to the target
+    tokens of another (data.train_same_tokens_as)."""
+    matched = settings.data.train_same_tokens_as if settings.data is not None else None
+    return f"train words {settings.train_words}" + (
+        f" (as many target tokens as {matched[0]}-{matched[1]})" if matched else "")
+
+
 def group_label(config: dict[str, Any], settings: JobSettings, varying: list[str]) -> str:
     """The non-PE keys that vary across the sweep; a section with a `name` that varies is shown by its name."""
     parts, shown_sections = [], set()
     for key in varying:
         section = key.split(".")[0]
-        if section in PE_SECTIONS or key in ("data.train_min_words", "data.train_max_words"):
+        if section in PE_SECTIONS or key in TRAIN_WORDS_KEYS:
             continue
         if f"{section}.name" in varying:
             if section not in shown_sections:
@@ -240,6 +252,6 @@ def group_label(config: dict[str, Any], settings: JobSettings, varying: list[str
                 parts.append(f"{section}={config.get(section + '.name')}")
             continue
         parts.append(f"{key}={config.get(key)}")
-    if any(k in varying for k in ("data.train_min_words", "data.train_max_words")):
-        parts.insert(0, f"train words {settings.train_words}")
+    if any(k in varying for k in TRAIN_WORDS_KEYS):
+        parts.insert(0, train_words_label(settings))
     return ", ".join(parts)
