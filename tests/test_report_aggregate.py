@@ -358,3 +358,20 @@ def test_every_row_and_span_says_whether_its_models_were_still_learning(sweep):
     assert compared and all(s["rising_seeds"] == s["trend_seeds"] == s["seeds"] for s in compared)
     assert all(s["baseline_rising_seeds"] == s["baseline_trend_seeds"] for s in compared)
     assert "valid_slope" in (sweep / "report" / "report.csv").read_text().splitlines()[0].split(",")
+
+
+def test_buckets_are_placed_against_the_training_lengths_on_both_sides(sweep):
+    """The 11-17 group's 1-9 bucket is shorter than anything it trained on, not "beyond" it (extrapolation is the
+    longer side); a bucket too small to decide shows Δ and its interval but no p."""
+    from translate.analysis.sweep.tables import LENGTH_LABELS, comparison_cell
+    rows = [ReportRow.read(r) for r in rows_of(sweep)]
+    long_group = {r.bucket: r for r in rows if r.setting == "none, train words 11-17" and r.test_set == "test"}
+    assert (long_group["1-5"].lengths, long_group["11-15"].lengths, long_group["16-20"].lengths,
+            long_group["21+"].lengths) == ("shorter", "trained", "partly", "beyond")
+    assert LENGTH_LABELS["shorter"] == "shorter than training"
+    short_group = {r.bucket: r for r in rows if r.setting == "none, train words 1-9" and r.test_set == "test"}
+    assert short_group["11-15"].lengths == "beyond" and short_group["1-5"].lengths == "trained"
+    few = [r for r in rows if r.compared.bleu is not None and r.decides is False]
+    assert few and all("p" not in comparison_cell(r.compared.bleu, r.decides) for r in few)
+    decided = [r for r in rows if r.compared.bleu is not None and r.decides]
+    assert decided and all("(p" in comparison_cell(r.compared.bleu, r.decides) for r in decided)

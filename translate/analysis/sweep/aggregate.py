@@ -112,7 +112,8 @@ def bucket_order(settings: list[Setting]) -> list[Bucket]:
 
 
 def training_lengths(bucket: Bucket, settings: JobSettings, bucketed_by: Optional[str]) -> Optional[str]:
-    """"trained": every length of the bucket was trained on; "beyond": none was (extrapolation); "partly"."""
+    """"trained": every length of the bucket was trained on; "beyond": the bucket is longer than any (extrapolation);
+    "shorter": shorter than any; "partly"."""
     if bucket.name == ALL or bucketed_by != "source_words":
         return None
     low, high = settings.trained or (1, None)
@@ -121,8 +122,10 @@ def training_lengths(bucket: Bucket, settings: JobSettings, bucketed_by: Optiona
     b_top = float("inf") if b_high is None else b_high
     if low <= b_low and b_top <= top:
         return "trained"
-    if b_top < low or b_low > top:
+    if b_low > top:
         return "beyond"
+    if b_top < low:
+        return "shorter"
     return "partly"
 
 

@@ -36,7 +36,7 @@ class RowScores:
     low: Optional[int] = None
     high: Optional[int] = None
     sentences: Optional[int] = None
-    lengths: Optional[str] = None          # trained, partly, beyond (see LENGTH_LABELS)
+    lengths: Optional[str] = None          # trained, partly, shorter, beyond (see LENGTH_LABELS)
     decides: Optional[bool] = None         # rules.decides: enough sentences to decide a verdict
     bleu: Optional[float] = None
     bleu_low: Optional[float] = None
@@ -105,7 +105,8 @@ CSV_COLUMNS = tuple(f.name for f in dataclasses.fields(CsvRow))
 
 
 # A bucket's place against the lengths a job trained on, as column headers say it.
-LENGTH_LABELS = {"trained": "trained lengths", "partly": "partly trained", "beyond": "beyond training lengths"}
+LENGTH_LABELS = {"trained": "trained lengths", "partly": "partly trained", "shorter": "shorter than training",
+                 "beyond": "beyond training lengths"}
 
 
 def csv_text(report: Report) -> str:
@@ -151,11 +152,13 @@ def score_cell(score: Score, seeds: Optional[int]) -> str:
 
 
 def comparison_cell(delta: Optional[Delta], decides: Optional[bool] = True) -> str:
-    """"-1.20 [-2.31, -0.08] (p=0.030)*": Δ, its 95% interval and p; the star when the Holm-adjusted p < 0.05 (never
-    in a bucket too small to decide)."""
+    """"-1.20 [-2.31, -0.08] (p=0.030)*": Δ, its 95% interval and p; the star when the Holm-adjusted p < 0.05; a
+    bucket too small to decide gets Δ and its interval only."""
     if delta is None or delta.delta is None:
         return "–"
     interval = f" [{delta.low:+.2f}, {delta.high:+.2f}]" if delta.low is not None and delta.high is not None else ""
+    if decides is False:   # too few sentences: no test, so no p (a bootstrap over a handful of sentences is degenerate)
+        return f"{delta.delta:+.2f}{interval}"
     star = "*" if delta.holm is not None and delta.holm < 0.05 and decides else ""
     return f"{delta.delta:+.2f}{interval} ({p_text(delta.p)})" + star
 
@@ -189,7 +192,7 @@ def pivot(report: Report, cell: Callable[[ReportRow], str], title: str, test_set
         if not in_group:
             continue
         headers: dict[str, str] = {}
-        for kind in ("trained", "partly", "beyond", None):
+        for kind in ("trained", "partly", "shorter", "beyond", None):
             for r in in_group:
                 if r.lengths == kind and r.bucket not in headers:
                     headers[r.bucket] = bucket_header(r, report.rules.min_bucket)
@@ -263,7 +266,8 @@ def reading_rules(report: Report) -> list[str]:
         "fewer than the minimum sentences is in no family and never starred.",
         *([f"- {note}"] if (note := unreachable_stars(report)) else []),
         f"- Buckets of fewer than {rules.min_bucket} sentences (`too few`) are shown but decide no verdict; columns "
-        "are split into lengths the models were trained on and lengths beyond them (extrapolation).",
+        "are split into lengths the models were trained on, lengths shorter than those and lengths beyond them "
+        "(extrapolation); a bucket too small to decide shows Δ and its interval without a p.",
         "- Diagonal share, normalised: (s − c)/(1 − c), s the cross-attention mass within ±1 source token of the "
         "monotone diagonal while reading the reference, c the share of uniform attention (1.0: monotone, 0: no "
         "better than uniform, at every length). Monotonicity: Kendall τ between target position and the most "
