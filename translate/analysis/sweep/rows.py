@@ -76,12 +76,12 @@ class Convergence:
         return f"{self.valid_slope:+.2f} ({self.rising_text(short=True)})"
 
     def describe(self) -> str:
-        """"valid BLEU +2.03 per 1,000 steps over steps 2400-3400 (shown still rising ... in 1 of 1 seed)": the validations
-        of the last TREND_WINDOW steps up to the tested step."""
+        """"valid BLEU +2.03 per 1,000 steps over steps 2400-3400 (shown still rising ... in 1 of 1 seed)": the
+        validations of the last TREND_WINDOW steps up to the tested step."""
         if self.valid_slope is None:
             return ""
-        return (f"valid BLEU {self.valid_slope:+.2f} per {PER_STEPS:,} steps over steps {self.from_step}-{self.to_step} "
-                f"({self.rising_text()})")
+        return (f"valid BLEU {self.valid_slope:+.2f} per {PER_STEPS:,} steps over steps "
+                f"{self.from_step}-{self.to_step} ({self.rising_text()})")
 
     def brief(self) -> str:
         """"+0.47 (shown still rising ... in 0 of 1 seed)": describe() beside another model's, over the same steps."""
