@@ -2,6 +2,8 @@
 carried into the report rows (rows.Convergence) and said beside each claim's Δ (claims.where)."""
 from __future__ import annotations
 
+from dataclasses import fields
+
 import pytest
 from scipy import stats
 
@@ -9,6 +11,7 @@ from translate.analysis.run.convergence import TREND_WINDOW, valid_trend
 from translate.analysis.run.metrics import RunMetrics
 from translate.analysis.sweep.claims import where
 from translate.analysis.sweep.rows import Convergence, ReportRow, SpanComparison, SpanDelta, SpanRow
+from translate.analysis.sweep.tables import CSV_COLUMNS
 
 
 def curve(bleu_at: dict[int, float]) -> list[list[float]]:
@@ -111,3 +114,9 @@ def test_spans_keep_both_models_convergence_through_json_and_say_it_beside_the_d
 
 def test_a_span_without_curves_says_only_where_it_was_tested():
     assert where(span(Convergence(), Convergence())).endswith("tested at step 3400)")
+
+
+def test_report_csv_has_a_column_for_every_convergence_field():
+    """tables.CsvRow lists Convergence's fields by hand: a field added there must be added to report.csv too."""
+    names = [f.name for f in fields(Convergence)]
+    assert [c for c in CSV_COLUMNS if c in names] == names

@@ -150,7 +150,7 @@ def where(r: SpanRow) -> str:
     """"`test`, trained on words 1-9, 1-9 words (n=2,494, 3 seeds, tested at step 3400; valid BLEU ...)": the span,
     and whether its models (and their baseline) were still learning when scored (rows.Convergence)."""
     steps = sorted({s for s in r.tested_steps or [] if s is not None})
-    trend = r.convergence.describe() if r.convergence else ""
+    trend = r.convergence.describe()
     base = r.compared.baseline_convergence.brief() if r.compared is not None else ""
     if trend and base:
         trend += f"; baseline {base}"

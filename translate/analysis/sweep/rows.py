@@ -71,9 +71,7 @@ class Convergence:
 
     def cell(self) -> str:
         """"+2.03 (shown rising: 1/3)": a table cell; "–" without a slope."""
-        if self.valid_slope is None:
-            return "–"
-        return f"{self.valid_slope:+.2f} ({self.rising_text(short=True)})"
+        return self.brief(short=True) or "–"
 
     def describe(self) -> str:
         """"valid BLEU +2.03 per 1,000 steps over steps 2400-3400 (shown still rising ... in 1 of 1 seed)": the
@@ -83,9 +81,12 @@ class Convergence:
         return (f"valid BLEU {self.valid_slope:+.2f} per {PER_STEPS:,} steps over steps "
                 f"{self.from_step}-{self.to_step} ({self.rising_text()})")
 
-    def brief(self) -> str:
-        """"+0.47 (shown still rising ... in 0 of 1 seed)": describe() beside another model's, over the same steps."""
-        return f"{self.valid_slope:+.2f} ({self.rising_text()})" if self.valid_slope is not None else ""
+    def brief(self, short: bool = False) -> str:
+        """"+0.47 (shown still rising ... in 0 of 1 seed)": describe() beside another model's, over the same steps;
+        "" without a slope."""
+        if self.valid_slope is None:
+            return ""
+        return f"{self.valid_slope:+.2f} ({self.rising_text(short)})"
 
     def columns(self, prefix: str = "") -> dict[str, Any]:
         return {f"{prefix}{f.name}": getattr(self, f.name) for f in fields(self)}
