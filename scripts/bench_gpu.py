@@ -159,11 +159,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="model=tiny, small batches, few steps (CPU test)")
     parser.add_argument("--model", default="base")
-    parser.add_argument("--batch-tokens", type=int, nargs=3, default=[16000, 32000, 64000])
+    parser.add_argument("--batch-tokens", type=int, nargs="+", default=[16000, 32000, 64000])
+    parser.add_argument("--compile", choices=("off", "on", "both"), default="both",
+                        help="time eager, compiled or both (a piece of the bench that fits one GPU command)")
     parser.add_argument("--encodings", nargs="+", default=list(ENCODINGS))
     parser.add_argument("--warmup", type=int, default=10, help="steps before timing (compiling included)")
     parser.add_argument("--steps", type=int, default=30, help="timed steps per setting")
-    parser.add_argument("--sentences", type=int, default=8000, help="sentences decoded")
+    parser.add_argument("--sentences", type=int, default=8000, help="sentences decoded (0: no decoding)")
     parser.add_argument("--backend", default="inductor", help="train.compile_backend")
     parser.add_argument("--out", default="bench_gpu", help="folder for bench_gpu.json and bench_gpu.md")
     args = parser.parse_args()
@@ -192,13 +194,14 @@ def main() -> None:
     decode_model = None
     for encoding in args.encodings:
         for max_tokens in args.batch_tokens:
-            for compile_on in (False, True):
+            for compile_on in {"off": (False,), "on": (True,), "both": (False, True)}[args.compile]:
                 row, model = bench_training(data, args, device, precision, encoding, max_tokens, compile_on, peak)
                 results["train"].append(row)
                 print(json.dumps(row), flush=True)
-                if encoding == args.encodings[0] and not compile_on and decode_model is None:
+                if encoding == args.encodings[0] and decode_model is None:
                     decode_model = model
-    results["decode"] = bench_decoding(decode_model, data, args, device, precision)
+    if args.sentences:
+        results["decode"] = bench_decoding(decode_model, data, args, device, precision)
     print(json.dumps(results["decode"]), flush=True)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)

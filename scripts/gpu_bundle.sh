@@ -14,6 +14,12 @@ PY_VERSION=${GPU_PYTHON_VERSION:-3.12}   # the GPU image's Python
 # Pinned to what .venv resolved here, so both machines run the same configuration code.
 PACKAGES=(hydra-core==1.3.8 omegaconf==2.3.1 hydra-joblib-launcher==1.2.0 datasets==5.2.0 dill==0.4.1
           multiprocess==0.70.19)
+# What the GPU image already holds (device KINDS.md, read 2026-11-17; seen on an H200 2026-11-26: torch 2.11.0+cu130).
+IMAGE_HAS=(torch sentencepiece sacrebleu tensorboard matplotlib tqdm scipy pytest pytest-xdist hypothesis)
+# Left behind, with what that costs there: eflomal is a source package (no wheel to carry; without it a run needs
+# pinned silver links (data/silver/) or report.alignment_error_rate=false); selenium and import-linter only serve
+# the HTML-page and import-contract tests, which fail there.
+NOT_CARRIED=(eflomal selenium import-linter)
 
 mkdir -p "$BUNDLE/wheels" "$BUNDLE/data"
 EXCLUDE=$(git rev-parse --git-path info/exclude)

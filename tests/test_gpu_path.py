@@ -3,6 +3,7 @@ bounded number of graphs and an eager fallback, a stop signal during a long step
 without a GPU."""
 from __future__ import annotations
 
+import json
 import logging
 import os
 import signal
@@ -159,7 +160,6 @@ def test_bench_gpu_quick_runs_and_writes_json_and_markdown(tmp_path):
     out = subprocess.run([sys.executable, str(ROOT / "scripts" / "bench_gpu.py"), "--quick", "--encodings", "sinusoidal",
                           "t5", "--out", str(tmp_path)], cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stderr[-3000:]
-    import json
     results = json.loads((tmp_path / "bench_gpu.json").read_text())
     assert results["device"] and results["matmul_peak_tflops"] > 0
     assert {r["encoding"] for r in results["train"]} == {"sinusoidal", "t5"}  # a table and a bias: both paths
@@ -244,3 +244,17 @@ def test_cuda_compiled_flex_attention_matches_sdpa_for_t5_in_value_and_gradient(
     for g, r in zip(grads, reference_grads):
         if r is not None:
             torch.testing.assert_close(g, r, rtol=1e-2, atol=1e-3)
+
+
+@pytest.mark.slow
+def test_bench_gpu_concurrency_quick_sums_the_jobs_it_started(tmp_path):
+    out = subprocess.run([sys.executable, str(ROOT / "scripts" / "bench_gpu_concurrency.py"), "--quick", "--jobs", "1",
+                          "2", "--out", str(tmp_path)], capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-2000:]
+    rows = json.loads((tmp_path / "bench_gpu_concurrency.json").read_text())["rows"]
+    assert [r["jobs"] for r in rows] == [1, 2]
+    for r in rows:
+        per_job = [json.loads((tmp_path / f"jobs{r['jobs']}" / f"job{i}" / "bench_gpu.json").read_text())["train"][0]
+                   for i in range(r["jobs"])]
+        assert r["total_target_tokens_per_s"] == pytest.approx(sum(j["target_tokens_per_s"] for j in per_job))
+    assert "| 2 |" in (tmp_path / "bench_gpu_concurrency.md").read_text()
