@@ -1,4 +1,4 @@
-"""GPU training and decoding throughput (issue 13): target tokens/s, MFU and peak memory of our training step for
+"""GPU training and decoding throughput: target tokens/s, MFU and peak memory of our training step for
 model=base at three batch sizes x compile off / on x {sinusoidal, rope, t5, shaw}, then greedy and beam-4 decoding
 sentences/s on 8,000 sentences. Writes bench_gpu.json and bench_gpu.md (a table naming the device) to --out.
 

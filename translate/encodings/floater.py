@@ -15,7 +15,7 @@ and training learns the correction g. Any length can be represented.
 `integrate` chooses what the solver integrates. `deviation` (default): q(t) = p(t) - PE_sin(t), which obeys
 dq/dt = A q + g(t, PE_sin(t) + q) with q(0) = p(0) - PE_sin(0) (the same ODE, as d/dt PE_sin = A PE_sin exactly);
 at initialisation g = 0 and q = 0, so the table *is* the sinusoidal table at any `steps_per_position`, and the
-solver's error only concerns the learned correction. `state`: p(t) itself (the form before issue 16), which starts
+solver's error only concerns the learned correction. `state`: p(t) itself (the original form), which starts
 within the solver's error of the sinusoidal table only: up to 0.6 at p < 100 with one step per position.
 
 Differences from the paper: the trajectory enters once, at the embeddings (the paper injects one per block, with

@@ -1,3 +1,3 @@
-"""Reports by sentence length (issue 4): per-bucket BLEU/chrF with bootstrap intervals, attention maps and
+"""Reports by sentence length: per-bucket BLEU/chrF with bootstrap intervals, attention maps and
 alignment numbers per bucket, pictures of the positional encoding. Plugged into training as a callback
 (:mod:`translate.analysis.run.callback`) and into ``translate.evaluate`` through :func:`report_split.report_split`."""
