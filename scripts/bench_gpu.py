@@ -148,7 +148,8 @@ def markdown(results: dict) -> str:
         lines.append(f"| {r['encoding']} | {r['max_tokens']} | {compiled} | {r['step_ms']:.1f} | "
                      f"{r['target_tokens_per_s']:,.0f} | {r['tflops']:.2f} | {100 * r['mfu']:.1f}% | "
                      f"{r['peak_memory_gib']:.2f} | {r['graphs']} | {ratio:.2f} |")
-    lines += ["", "| decoding | sentences | sentences/s | mean output tokens |", "|---|---|---|---|"]
+    lines += ["", f"Decoding with {results.get('decode_checkpoint', 'the first benched model (a few training steps)')}:",
+              "", "| decoding | sentences | sentences/s | mean output tokens |", "|---|---|---|---|"]
     for r in results["decode"]:
         lines.append(f"| {r['search']} | {r['sentences']} | {r['sentences_per_s']:,.1f} | "
                      f"{r['mean_output_tokens']:.1f} |")
@@ -162,11 +163,13 @@ def main() -> None:
     parser.add_argument("--batch-tokens", type=int, nargs="+", default=[16000, 32000, 64000])
     parser.add_argument("--compile", choices=("off", "on", "both"), default="both",
                         help="time eager, compiled or both (a piece of the bench that fits one GPU command)")
-    parser.add_argument("--encodings", nargs="+", default=list(ENCODINGS))
+    parser.add_argument("--encodings", nargs="*", default=list(ENCODINGS), help="none: decoding only (--checkpoint)")
     parser.add_argument("--warmup", type=int, default=10, help="steps before timing (compiling included)")
     parser.add_argument("--steps", type=int, default=30, help="timed steps per setting")
     parser.add_argument("--sentences", type=int, default=8000, help="sentences decoded (0: no decoding)")
     parser.add_argument("--backend", default="inductor", help="train.compile_backend")
+    parser.add_argument("--checkpoint", help="decode with this trained model (outputs of real lengths) instead of "
+                        "the first benched one, which has trained a few steps; its data settings must be the bench's")
     parser.add_argument("--out", default="bench_gpu", help="folder for bench_gpu.json and bench_gpu.md")
     args = parser.parse_args()
     device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
@@ -200,6 +203,17 @@ def main() -> None:
                 print(json.dumps(row), flush=True)
                 if encoding == args.encodings[0] and decode_model is None:
                     decode_model = model
+    if args.checkpoint:
+        from translate.assembly.trained import load_model
+
+        loaded = load_model(args.checkpoint, device)
+        if loaded.tokenizer.model_proto != data.tokenizer.model_proto:
+            raise SystemExit(f"--checkpoint {args.checkpoint}: its SentencePiece model is not the one of the bench's "
+                             f"data ({args.overrides_for_model}); give the overrides it was trained with")
+        decode_model = loaded.model
+        results["decode_checkpoint"] = f"{args.checkpoint} (step {loaded.step})"
+    if args.sentences and decode_model is None:
+        raise SystemExit("nothing to decode with: give --encodings or --checkpoint")
     if args.sentences:
         results["decode"] = bench_decoding(decode_model, data, args, device, precision)
     print(json.dumps(results["decode"]), flush=True)

@@ -258,3 +258,19 @@ def test_bench_gpu_concurrency_quick_sums_the_jobs_it_started(tmp_path):
                    for i in range(r["jobs"])]
         assert r["total_target_tokens_per_s"] == pytest.approx(sum(j["target_tokens_per_s"] for j in per_job))
     assert "| 2 |" in (tmp_path / "bench_gpu_concurrency.md").read_text()
+
+
+@pytest.mark.slow
+def test_bench_gpu_decodes_with_a_trained_checkpoint(tmp_path):
+    run = tmp_path / "run"
+    trained = subprocess.run([sys.executable, "-m", "translate.train", "+debug=tiny", "data.test_limit=40",
+                              "train.max_steps=2", "report.alignment_error_rate=false", f"hydra.run.dir={run}"],
+                             cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert trained.returncode == 0, trained.stderr[-2000:]
+    out = subprocess.run([sys.executable, str(ROOT / "scripts" / "bench_gpu.py"), "--quick", "--encodings",
+                          "--checkpoint", str(run / "last.pt"), "--out", str(tmp_path / "bench")],
+                         cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-2000:]
+    results = json.loads((tmp_path / "bench" / "bench_gpu.json").read_text())
+    assert results["train"] == [] and results["decode_checkpoint"].endswith("(step 2)")
+    assert {r["search"] for r in results["decode"]} == {"greedy", "beam4"}
