@@ -173,3 +173,19 @@ def test_comparison_sweeps_run_seed_by_seed_so_an_interrupted_sweep_leaves_pairs
     first = [next(o for o in job if o.startswith("+sweep/pe=")) for job in jobs[:2]]
     if name == "claims_cpu":
         assert first == ["+sweep/pe=sinusoidal", "+sweep/pe=none"]   # the first two jobs are one Δ
+
+
+def test_the_gpu_claims_sweep_is_the_cpu_one_on_a_gpu_in_fp32_in_its_own_folder():
+    """A separate comparison: the same jobs, data, model, steps and test sets, only the device and the folder differ."""
+    cpu_jobs, gpu_jobs = sweep_jobs("+sweep=[claims_cpu]"), sweep_jobs("+sweep=[claims_gpu]")
+    assert len(gpu_jobs) == len(cpu_jobs) == 12
+    for cpu_job, gpu_job in zip(cpu_jobs, gpu_jobs):
+        cpu, gpu = compose_job(*cpu_job), compose_job(*gpu_job)
+        assert (gpu.train.device, gpu.train.precision, gpu.train.compile) == ("cuda", "fp32", False)
+        assert job_folder(gpu) == job_folder(cpu).replace("sweeps/claims_cpu", "sweeps/claims_gpu")
+        for section in ("data", "model", "encoding", "ablation", "eval", "report"):
+            assert OmegaConf.to_container(gpu[section]) == OmegaConf.to_container(cpu[section]), section
+        for key in ("max_steps", "max_tokens", "lr", "valid_every", "test_checkpoint"):
+            assert gpu.train[key] == cpu.train[key], key
+        assert gpu.seed == cpu.seed
+    assert compose_job("+sweep=claims_gpu").hydra.launcher.n_jobs == 12
