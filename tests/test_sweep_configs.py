@@ -189,3 +189,15 @@ def test_the_gpu_claims_sweep_is_the_cpu_one_on_a_gpu_in_fp32_in_its_own_folder(
             assert gpu.train[key] == cpu.train[key], key
         assert gpu.seed == cpu.seed
     assert compose_job("+sweep=claims_gpu").hydra.launcher.n_jobs == 12
+
+
+def test_claim_a_on_a_gpu_runs_every_setting_with_three_seeds_at_once_and_its_pilots_first():
+    jobs = [compose_job(*job) for job in sweep_jobs("+sweep=[claim_a_gpu]")]
+    settings = sorted((cfg.encoding.name, cfg.ablation.name, cfg.seed) for cfg in jobs)
+    assert len(settings) == 9 == len(set(settings)) == compose_job("+sweep=claim_a_gpu").hydra.launcher.n_jobs
+    assert {cfg.model.d_model for cfg in jobs} == {512}
+    assert all((cfg.train.device, cfg.train.precision, cfg.data.train_max_words) == ("cuda", "fp32", 9) for cfg in jobs)
+    assert all(job_folder(cfg).startswith("sweeps/claim_a_gpu/") for cfg in jobs)
+    pilots = [compose_job(*job) for job in sweep_jobs("+sweep=[claim_a_gpu_pilot]")]
+    assert len({cfg.ablation.name for cfg in pilots}) == len(pilots) == 2 and {cfg.seed for cfg in pilots} == {1}
+    assert all(cfg.train.early_stop_patience == 5 and cfg.train.test_checkpoint == "best" for cfg in pilots)
