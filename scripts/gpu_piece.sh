@@ -12,7 +12,8 @@
 # job still training then is stopped (SIGTERM: it saves and exits), left out, and named. The exit status is the
 # training's (124: stopped by the guard). GPU_BUNDLE (default .gpu_bundle, from scripts/gpu_bundle.sh) is installed
 # first where it exists; PYTHON (default python3) runs the code; SWEEP_DIR defaults to sweeps/SWEEP. AT_TEST (e.g.
-# zero_dims for seed_repro; overrides may follow: "zero_dims ablation.from=48") names an ablation applied at test time
+# zero_dims for seed_repro; overrides may follow: "zero_dims ablation.from=48"; several controls are separated by
+# ";") names an ablation applied at test time
 # to the piece's sinusoidal jobs after training (scripts/ablate_at_test.py): it needs their checkpoints, which never
 # leave the machine.
 set -uo pipefail
@@ -38,11 +39,12 @@ timeout --signal=TERM --kill-after=30 "${MINUTES}m" \
   "$PYTHON" -m translate.train "+sweep=[$SWEEP]" "piece=$PIECE" "hydra.sweep.dir=$SWEEP_DIR" "$@"
 status=$?
 [ "$status" -eq 124 ] && echo "gpu_piece: stopped after $MINUTES minutes; unfinished jobs are left out" >&2
-if [ -n "${AT_TEST:-}" ]; then
-  # shellcheck disable=SC2086  # AT_TEST is the ablation, then its overrides, split on spaces
-  "$PYTHON" scripts/ablate_at_test.py "$SWEEP_DIR" --ablation $AT_TEST \
-    || echo "gpu_piece: no $AT_TEST at test time for this piece (see above)" >&2
-fi
+IFS=';' read -ra controls <<< "${AT_TEST:-}"
+for control in "${controls[@]}"; do
+  # shellcheck disable=SC2086  # each control is the ablation, then its overrides, split on spaces
+  "$PYTHON" scripts/ablate_at_test.py "$SWEEP_DIR" --ablation $control \
+    || echo "gpu_piece: no $control at test time for this piece (see above)" >&2
+done
 
 STAGE=$(mktemp -d)
 trap 'rm -rf "$STAGE"' EXIT

@@ -58,17 +58,18 @@ def test_a_piece_comes_back_as_one_archive_and_the_guard_still_packs_what_finish
 
 @pytest.mark.slow
 def test_at_test_packs_the_test_time_control_of_the_pieces_sinusoidal_job(tmp_path, cache_dir):
-    """AT_TEST: the sinusoidal job is evaluated again with its PE dims >= 32 zeroed, on the machine that holds its
-    checkpoint, and the evaluation comes back in the archive as a job of its own."""
+    """AT_TEST: the sinusoidal job is evaluated again with its PE dims >= 32 zeroed, and again with them set to their
+    mean, on the machine that holds its checkpoint; each evaluation comes back in the archive as a job of its own."""
     out = tmp_path / "out"
     out.mkdir()
     done = gpu_piece(out, tmp_path / "sweep", "1/2", "train.max_steps=4", f"data.cache_dir={cache_dir}",
-                     at_test="zero_dims ablation.from=32")
+                     at_test="zero_dims ablation.from=32;zero_dims ablation.from=32 ablation.name=zero_dims_mean "
+                             "ablation.fill=mean")
     assert done.returncode == 0, done.stderr[-3000:]
     files = members(out / "encodings.1of2.tgz")
     assert {"sinusoidal_none_seed1/metrics.json", "sinusoidal_zero_dims_at_test_seed1/metrics.json",
-            "sinusoidal_zero_dims_at_test_seed1/config.yaml", "sinusoidal_zero_dims_at_test_seed1/test.hyp.txt"} \
-        <= set(files)
+            "sinusoidal_zero_dims_at_test_seed1/config.yaml", "sinusoidal_zero_dims_at_test_seed1/test.hyp.txt",
+            "sinusoidal_zero_dims_mean_at_test_seed1/metrics.json"} <= set(files)  # two controls, split on ";"
     assert not [f for f in files if f.endswith((".pt", ".tmp"))]
 
 
