@@ -201,3 +201,16 @@ def test_claim_a_on_a_gpu_runs_every_setting_with_three_seeds_at_once_and_its_pi
     pilots = [compose_job(*job) for job in sweep_jobs("+sweep=[claim_a_gpu_pilot]")]
     assert len({cfg.ablation.name for cfg in pilots}) == len(pilots) == 2 and {cfg.seed for cfg in pilots} == {1}
     assert all(cfg.train.early_stop_patience == 5 and cfg.train.test_checkpoint == "best" for cfg in pilots)
+
+
+def test_the_published_comparison_on_a_gpu_is_the_cpu_one_beside_claims_gpu():
+    cpu_jobs = sweep_jobs("+sweep=[extrapolation_published_cpu]")
+    gpu_jobs = sweep_jobs("+sweep=[extrapolation_published_gpu]")
+    assert len(gpu_jobs) == len(cpu_jobs) == 15
+    for cpu_job, gpu_job in zip(cpu_jobs, gpu_jobs):
+        cpu, gpu = compose_job(*cpu_job), compose_job(*gpu_job)
+        assert (gpu.train.device, gpu.train.precision) == ("cuda", "fp32")
+        assert job_folder(gpu) == job_folder(cpu).replace("_cpu/", "_gpu/")
+        for section in ("data", "model", "encoding", "eval"):
+            assert OmegaConf.to_container(gpu[section]) == OmegaConf.to_container(cpu[section]), section
+        assert gpu.train.max_steps == cpu.train.max_steps == compose_job("+sweep=claims_gpu").train.max_steps
