@@ -19,6 +19,7 @@ from translate.analysis.sweep.aggregate import Baseline
 from translate.analysis.run.bleu_by_length import length_ratio
 from translate.analysis.sweep.jobs import SweepError, find_jobs, group_settings
 from translate.analysis.sweep.rows import ReportRow
+from translate.analysis.sweep.tables import CSV_COLUMNS, devices
 from translate.analysis.sweep.significance import Groups, SentenceStats, compare
 
 EDGES = ((1, 5), (6, 10), (11, 15), (16, 20), (21, None))
@@ -375,3 +376,27 @@ def test_buckets_are_placed_against_the_training_lengths_on_both_sides(sweep):
     assert few and all("p" not in comparison_cell(r.compared.bleu, r.decides) for r in few)
     decided = [r for r in rows if r.compared.bleu is not None and r.decides]
     assert decided and all("(p" in comparison_cell(r.compared.bleu, r.decides) for r in decided)
+
+
+def test_a_comparison_never_mixes_devices_and_its_rows_name_the_device(tmp_path, references):
+    """metrics.json names what trained the model; jobs trained on two devices are refused, naming both; runs from
+    before the record give their config's device; a test-time control (no steps) is not a trained job."""
+    base = make_job(tmp_path / "sin", "sinusoidal", 1, (1, 9), perfect(references), references, 0.9)
+    other = make_job(tmp_path / "nope", "none", 1, (1, 9), broken_long(references), references, 0.3)
+    assert {job.device for job in find_jobs(tmp_path)} == {"CPU, fp32"}   # no record: the config's device
+    metrics = json.loads((other / "metrics.json").read_text())
+    (other / "metrics.json").write_text(json.dumps(dict(metrics, device="NVIDIA H200, fp32")))
+    with pytest.raises(SweepError, match=r"different devices \(.*CPU, fp32: 1 job\(s\), e\.g\. sin.*"
+                                         r"NVIDIA H200, fp32: 1 job\(s\), e\.g\. nope.*never mixes devices"):
+        find_jobs(tmp_path)
+    for path in (base, other):
+        written = json.loads((path / "metrics.json").read_text())
+        (path / "metrics.json").write_text(json.dumps(dict(written, device="NVIDIA H200, fp32")))
+    control = make_job(tmp_path / "sin_at_test", "sinusoidal", 1, (1, 9), perfect(references), references, 0.9,
+                       ablation=ZERO_DIMS)
+    (control / "metrics.json").write_text(json.dumps({k: v for k, v in metrics.items() if k != "steps"}))
+    assert {job.name: job.device for job in find_jobs(tmp_path)}["sin_at_test"] == "CPU, fp32"   # evaluated, not trained
+    report = build_report(tmp_path, samples=40, hparams=False)
+    assert typed_row(report.rows, "none", "all").device == "NVIDIA H200, fp32"
+    assert devices([r for r in report.rows if r.bucket == "all"]) == "NVIDIA H200, fp32"
+    assert "device" in CSV_COLUMNS and devices([]) == "a device not named"

@@ -41,7 +41,7 @@ from translate.analysis.run.test_set_reports import score_test_sets
 from translate.training.checkpoint import CheckpointError
 from translate.cli.preflight import check_overrides
 from translate.io import WriteError, atomic_write_text
-from translate.training.device import pick_device
+from translate.training.device import Runtime, pick_device
 
 log = logging.getLogger("translate.evaluate")
 CONF_DIR = str(Path(__file__).resolve().parents[2] / "conf")
@@ -140,7 +140,8 @@ def evaluate(cfg: DictConfig) -> tuple[dict, Path]:
                      loaded.step, encoding=True)
     finally:
         writer.close()
-    metrics.update(checkpoint=str(cfg.checkpoint), step=loaded.step, beam_size=cfg.decode.beam_size)
+    metrics.update(checkpoint=str(cfg.checkpoint), step=loaded.step, beam_size=cfg.decode.beam_size,
+                   device=Runtime(device, None).describe())  # decoded in fp32 on it
     atomic_write_text(out / "config.yaml", OmegaConf.to_yaml(as_job_config(loaded.config, cfg), resolve=True))
     atomic_write_text(out / "metrics.json", json.dumps(metrics, indent=2, ensure_ascii=False) + "\n")
     return metrics, out

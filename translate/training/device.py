@@ -30,6 +30,11 @@ class Runtime:
         costs ~10% of a CPU step at model=small)."""
         return self.device.type in ("cpu", "cuda")
 
+    def describe(self) -> str:
+        """What a run's numbers name as its device: "NVIDIA H200, fp32", "CPU, fp32" (metrics.json's `device`)."""
+        name = torch.cuda.get_device_name(self.device) if self.device.type == "cuda" else self.device.type.upper()
+        return f"{name}, {'bf16' if self.autocast_dtype == torch.bfloat16 else 'fp32'}"
+
     def autocast(self):
         if self.autocast_dtype is None:
             return contextlib.nullcontext()

@@ -373,8 +373,9 @@ class Trainer:
         return stats, self.progress.target_tokens - tokens
 
     def summary(self) -> dict:
-        """What metrics.json says of the training: steps, minutes, speed, size."""
-        return {"steps": self.progress.step, "train_minutes": round(self.progress.train_seconds / 60, 2),
+        """What metrics.json says of the training: device, steps, minutes, speed, size."""
+        return {"device": self.runtime.describe(),
+                "steps": self.progress.step, "train_minutes": round(self.progress.train_seconds / 60, 2),
                 "target_tokens_per_s": round(self.tokens_per_second(), 1),
                 "parameters": sum(p.numel() for p in self.model.parameters()),
                 "stopped_early": self.plateaued(), "best_valid_bleu": round(self.progress.best_bleu, 2),

@@ -119,6 +119,7 @@ class RunMetrics:
     parameters: Optional[int] = None
     target_tokens_per_s: Optional[float] = None
     train_minutes: Optional[float] = None
+    device: str = ""                         # "NVIDIA H200, fp32", "CPU, fp32"; "" in runs from before it was kept
 
     @classmethod
     def read(cls, data: dict) -> "RunMetrics":
@@ -133,7 +134,7 @@ class RunMetrics:
         return cls(test_sets, primary, data.get("steps"), data.get("tested_step"), data.get("step"),
                    str(data.get("checkpoint") or ""), data.get("valid_curve") or [], data.get("best_valid_step"),
                    data.get("parameters"),
-                   data.get("target_tokens_per_s"), data.get("train_minutes"))
+                   data.get("target_tokens_per_s"), data.get("train_minutes"), str(data.get("device") or ""))
 
     @property
     def primary(self) -> Optional[TestSetScores]:

@@ -15,8 +15,8 @@ from translate.analysis.sweep.published import published_section
 from translate.analysis.sweep.readme_summary import encodings_lines, update_readme
 from translate.analysis.sweep.results_page import fresh_assets, load_report, of_test_set
 from translate.analysis.sweep.rows import ReportRow
-from translate.analysis.sweep.tables import (LENGTH_LABELS, bucket_header, comparison_cell, markdown_table, number,
-                                             pivot, reading_rules, score_cell, test_set_names,
+from translate.analysis.sweep.tables import (LENGTH_LABELS, bucket_header, comparison_cell, devices, markdown_table,
+                                             number, pivot, reading_rules, score_cell, test_set_names,
                                              unreachable_stars)
 from translate.io import atomic_write_text
 
@@ -65,7 +65,7 @@ def provenance(report: Report, sweep_dir: Path) -> str:
     return (f"`{sweep_dir}`: {len({r.setting for r in whole})} encodings × {seeds}, {len(jobs)} finished jobs"
             f"{unfinished}; model {models}, {span([r.parameters for r in whole])}"
             f" parameters, {span([r.steps for r in whole])} steps and {span([r.train_minutes for r in whole], 1)}"
-            f" training minutes per job, trained on {trained_words(whole)}; tested on {tests}; "
+            f" training minutes per job on {devices(whole)}, trained on {trained_words(whole)}; tested on {tests}; "
             + (f"intervals from {samples:,} bootstrap resamples" if samples else "no bootstrap intervals or tests"))
 
 

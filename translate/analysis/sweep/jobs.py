@@ -128,6 +128,23 @@ class Job:
         return tuple((k, v) for k, v in self.setting if k.split(".")[0] not in PE_SECTIONS) + (("seed", self.seed),)
 
     @property
+    def trained(self) -> bool:
+        """Finished by training (an evaluation-only job, e.g. a test-time control, records no steps)."""
+        return self.metrics is not None and self.metrics.steps is not None
+
+    @property
+    def device(self) -> str:
+        """What trained it, as metrics.json names it ("NVIDIA H200, fp32"). Runs from before metrics.json named it
+        give their config's train.device and precision; every such run in this repository was trained on a CPU,
+        where train.device=auto resolves to the CPU."""
+        if self.metrics is not None and self.metrics.device:
+            return self.metrics.device
+        device, precision = self.config.get("train.device"), self.config.get("train.precision")
+        if device == "cuda":
+            return f"a GPU (not named), {'fp32' if precision == 'fp32' else 'bf16'}"
+        return f"CPU, {'bf16' if precision == 'bf16' else 'fp32'}"
+
+    @property
     def tested_step(self) -> Optional[int]:
         """The training step of the model the test sets scored (RunMetrics.model_step)."""
         return self.metrics.model_step if self.metrics else None
@@ -169,6 +186,14 @@ def find_jobs(sweep_dir: Path) -> list[Job]:
     if not any(job.finished for job in jobs):
         raise SweepError(f"no finished job under {sweep_dir}: no run folder there has a metrics.json "
                          f"({len(jobs)} unfinished)")
+    devices: dict[str, list[str]] = {}
+    for job in jobs:
+        if job.trained:
+            devices.setdefault(job.device, []).append(job.name)
+    if len(devices) > 1:
+        found = "; ".join(f"{device}: {len(names)} job(s), e.g. {names[0]}" for device, names in sorted(devices.items()))
+        raise SweepError(f"{sweep_dir}: its jobs were trained on different devices ({found}); a comparison never "
+                         f"mixes devices: keep each device's jobs in a folder of their own")
     return jobs
 
 

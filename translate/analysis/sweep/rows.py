@@ -216,6 +216,7 @@ class ReportRow(BucketStatistics, RowHead):
     parameters: Optional[int] = None
     target_tokens_per_s: Optional[float] = None
     train_minutes: Optional[float] = None
+    device: Optional[str] = None           # what trained (or, for a test-time control, decoded): "CPU, fp32"
     steps: Optional[int] = None
     tested_step: Optional[str] = None      # "600", or "580–600" when the seeds differ
     convergence: Convergence = field(default_factory=Convergence)

@@ -85,6 +85,7 @@ class CsvRow(RowComparison, BucketStatistics, RowScores):
     parameters: Optional[int] = None
     target_tokens_per_s: Optional[float] = None
     train_minutes: Optional[float] = None
+    device: Optional[str] = None
     steps: Optional[int] = None
     tested_step: Optional[str] = None
     valid_slope: Optional[float] = None    # valid BLEU per 1,000 steps before the tested step (rows.Convergence)
@@ -222,6 +223,12 @@ def whole_split_table(report: Report, test_set: str | None = None, words: bool =
           number(r.target_tokens_per_s, 0), number(r.train_minutes, 1), number(r.steps, 0), str(r.tested_step or "–"),
           r.convergence.cell()]
          for r in report.rows if r.bucket == ALL and (test_set is None or r.test_set == test_set)])
+
+
+def devices(rows: list[ReportRow]) -> str:
+    """The devices that trained the rows' jobs, as the pages name them: "CPU, fp32" (one: find_jobs refuses more);
+    rows of test-time controls (no steps) name what decoded them and are left out."""
+    return "; ".join(sorted({r.device for r in rows if r.device and r.steps is not None})) or "a device not named"
 
 
 def test_set_names(report: Report) -> list[str]:
