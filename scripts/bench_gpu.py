@@ -168,6 +168,7 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=30, help="timed steps per setting")
     parser.add_argument("--sentences", type=int, default=8000, help="sentences decoded (0: no decoding)")
     parser.add_argument("--backend", default="inductor", help="train.compile_backend")
+    parser.add_argument("--threads", type=int, default=0, help="torch host threads (0: torch's default on a GPU, 1 on CPU)")
     parser.add_argument("--checkpoint", help="decode with this trained model (outputs of real lengths) instead of "
                         "the first benched one, which has trained a few steps; its data settings must be the bench's")
     parser.add_argument("--out", default="bench_gpu", help="folder for bench_gpu.json and bench_gpu.md")
@@ -180,8 +181,8 @@ def main() -> None:
         args.overrides_for_model = ["+debug=tiny", "data.test_limit=40"]  # conf/debug/tiny.yaml
         if device.type == "cpu":
             args.backend = "eager"
-    if device.type == "cpu":
-        torch.set_num_threads(1)
+    if device.type == "cpu" or args.threads:
+        torch.set_num_threads(args.threads or 1)  # many jobs on one GPU: one host thread each, as in a GPU sweep
     from translate.data.pipeline import prepare_data
 
     data = prepare_data(data_settings(compose(*args.overrides_for_model)))

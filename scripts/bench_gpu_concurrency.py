@@ -1,5 +1,5 @@
 """How many small training jobs should share one GPU: aggregate target tokens/s of N copies of scripts/bench_gpu.py's
-training step (eager, one encoding, the CPU runs' batch size) started at once, for each N given. A model=small job
+training step (eager, one encoding, the CPU runs' batch size, one host thread each as in a GPU sweep) started at once, for each N given. A model=small job
 with 2,500-token batches leaves most of a large GPU idle, so the sweep pieces run several at a time; this says how
 many. Writes bench_gpu_concurrency.json and .md to --out.
 
@@ -23,7 +23,7 @@ def run_together(n: int, args: argparse.Namespace, out: Path) -> dict:
     folders = [out / f"jobs{n}" / f"job{i}" for i in range(n)]
     command = [sys.executable, str(ROOT / "scripts" / "bench_gpu.py"), "--model", args.model, "--encodings",
                args.encoding, "--batch-tokens", str(args.batch_tokens), "--compile", "off", "--sentences", "0",
-               "--warmup", str(args.warmup), "--steps", str(args.steps)] + (["--quick"] if args.quick else [])
+               "--warmup", str(args.warmup), "--steps", str(args.steps), "--threads", "1"] + (["--quick"] if args.quick else [])
     started = time.perf_counter()
     processes = [subprocess.Popen(command + ["--out", str(folder)], stdout=subprocess.DEVNULL,
                                   stderr=subprocess.PIPE, text=True) for folder in folders]
