@@ -1,7 +1,7 @@
 """How many small training jobs should share one GPU: aggregate target tokens/s of N copies of scripts/bench_gpu.py's
-training step (eager, one encoding, the CPU runs' batch size, one host thread each as in a GPU sweep) started at once, for each N given. A model=small job
-with 2,500-token batches leaves most of a large GPU idle, so the sweep pieces run several at a time; this says how
-many. Writes bench_gpu_concurrency.json and .md to --out.
+training step (eager, one encoding, the CPU runs' batch size, one host thread each as in a GPU sweep) started at
+once, for each N given. A model=small job with 2,500-token batches leaves most of a large GPU idle, so the sweep
+pieces run several at a time; this says how many. Writes bench_gpu_concurrency.json and .md to --out.
 
     python scripts/bench_gpu_concurrency.py --jobs 1 4 8 16 --out bench_concurrency
     python scripts/bench_gpu_concurrency.py --quick --jobs 1 2      # anywhere: model=tiny, only shows it runs
