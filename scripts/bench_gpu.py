@@ -204,18 +204,18 @@ def main() -> None:
                 print(json.dumps(row), flush=True)
                 if encoding == args.encodings[0] and decode_model is None:
                     decode_model = model
-    if args.checkpoint:
-        from translate.assembly.trained import load_model
-
-        loaded = load_model(args.checkpoint, device)
-        if loaded.tokenizer.model_proto != data.tokenizer.model_proto:
-            raise SystemExit(f"--checkpoint {args.checkpoint}: its SentencePiece model is not the one of the bench's "
-                             f"data ({args.overrides_for_model}); give the overrides it was trained with")
-        decode_model = loaded.model
-        results["decode_checkpoint"] = f"{args.checkpoint} (step {loaded.step})"
-    if args.sentences and decode_model is None:
-        raise SystemExit("nothing to decode with: give --encodings or --checkpoint")
     if args.sentences:
+        if args.checkpoint:
+            from translate.assembly.trained import load_model
+
+            loaded = load_model(args.checkpoint, device)
+            if loaded.tokenizer.model_proto != data.tokenizer.model_proto:
+                raise SystemExit(f"--checkpoint {args.checkpoint}: its SentencePiece model is not the one of the "
+                                 f"bench's data ({args.overrides_for_model}); give the overrides it was trained with")
+            decode_model = loaded.model
+            results["decode_checkpoint"] = f"{args.checkpoint} (step {loaded.step})"
+        if decode_model is None:
+            raise SystemExit("nothing to decode with: give --encodings or --checkpoint")
         results["decode"] = bench_decoding(decode_model, data, args, device, precision)
     print(json.dumps(results["decode"]), flush=True)
     out = Path(args.out)

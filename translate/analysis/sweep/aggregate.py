@@ -278,7 +278,7 @@ class Aggregator:
         common = dict(self.about(setting, name).about(),
                       interval="bootstrap 95%" if n == 1 else f"mean ± std over {n} seeds",
                       parameters=None if parameters is None else int(parameters), target_tokens_per_s=tokens_per_s,
-                      train_minutes=minutes, device=", ".join(sorted({j.device for j in jobs})),
+                      train_minutes=minutes, device="; ".join(sorted({j.device for j in jobs})),
                       steps=None if steps is None else int(steps),
                       tested_step="–".join(str(step) for step in (tested[:1] + tested[-1:] if len(tested) > 1
                                                                   else tested)),
