@@ -85,3 +85,16 @@ def test_the_page_header_gives_the_range_of_a_budget_that_differs_between_jobs()
 
     assert span([85.17, 47.6, None], 1) == "47.6–85.2"  # None: an evaluation-only job
     assert span([600, 600], 0) == "600" and span([], 0) == "–"
+
+
+def test_the_page_header_names_each_model_size_of_its_comparisons():
+    """Claim (a) trains at base_cpu beside (b) and (c) at small: the header names both sizes, not the first row's."""
+    from translate.analysis.sweep.results_page import models
+    from translate.analysis.sweep.rows import ReportRow
+
+    small = ReportRow(model="small", parameters=7578624, steps=3400)
+    base_cpu = ReportRow(model="base_cpu", parameters=19869696, steps=3000)
+    control_at_test = ReportRow(model="base_cpu", parameters=19869696, steps=None)  # evaluation only
+    assert models([small, small]) == "model small, 7,578,624 parameters"
+    assert models([base_cpu, small, control_at_test]) == \
+        "models small (7,578,624 parameters) and base_cpu (19,869,696 parameters)"
