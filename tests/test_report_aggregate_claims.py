@@ -47,6 +47,13 @@ def two_groups(short_delta=-0.2, short_se=0.2, long_delta=-6.0, long_se=0.5) -> 
             span("nope long", LONG_GROUP, "none", "none", "test", 11, 17, +3.0, 2.0, 230)]
 
 
+def test_claim_a_without_its_jobs_says_which_jobs_it_needs():
+    """A page whose runs hold (b) and (c) only (claim (a)'s runs still to come) says what (a) lacks."""
+    missing = zero_dims_claim(two_groups(), "test")
+    assert missing.status == "not measured"
+    assert missing.details[0].startswith("not measured: it needs sinusoidal jobs with PE dimensions ≥ 400 zeroed")
+
+
 def test_a_tight_delta_is_about_the_same_and_a_wide_one_inconclusive():
     same = zero_dims_claim([zero_dims(0.1, 0.3)], "test")
     assert same.status == "supported" and "about the same: within ±1 BLEU (established ±0.59)" in same.details[0]

@@ -208,7 +208,9 @@ def zero_dims_claim(spans: list[SpanRow], test_set: Optional[str], margin: float
     verdict.status = status_of(outcomes)
     verdict.family = family.describe()
     if not found:
-        verdict.add("no sinusoidal + zero_dims job compared with sinusoidal on the short lengths it was trained on")
+        verdict.add(f"not measured: it needs sinusoidal jobs with PE dimensions ≥ 400 zeroed (zero_dims) and "
+                    f"sinusoidal jobs of the same model and seeds, trained on short sentences (at most {SHORT_MAX} "
+                    f"words), each tested on its own lengths")
     return verdict
 
 
