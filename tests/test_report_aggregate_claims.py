@@ -35,8 +35,8 @@ def span(setting: str, group: str, encoding: str, ablation: str, test_set: str, 
                    compared=SpanComparison(bleu, SpanDelta(), baseline_length_ratio=0.97, baseline_bp=0.97))
 
 
-def zero_dims(delta: float, se: float) -> SpanRow:
-    return span("zero", SHORT_GROUP, "sinusoidal", "zero_dims", "test", 1, 9, delta, se)
+def zero_dims(delta: float, se: float, test_set: str = "test") -> SpanRow:
+    return span("zero", SHORT_GROUP, "sinusoidal", "zero_dims", test_set, 1, 9, delta, se)
 
 
 def two_groups(short_delta=-0.2, short_se=0.2, long_delta=-6.0, long_se=0.5) -> list[SpanRow]:
@@ -52,6 +52,7 @@ def test_claim_a_without_its_jobs_says_which_jobs_it_needs():
     missing = zero_dims_claim(two_groups(), "test")
     assert missing.status == "not measured"
     assert missing.details[0].startswith("not measured: it needs sinusoidal jobs with PE dimensions ≥ 400 zeroed")
+    assert missing.details[0].decides_on("test")  # the README's summary says why too
 
 
 def test_a_tight_delta_is_about_the_same_and_a_wide_one_inconclusive():
@@ -161,13 +162,18 @@ def test_alignment_contrasts_from_fabricated_per_sentence_values():
 
 
 def test_each_line_of_a_verdict_says_which_test_set_it_reads():
-    """The README's summary keeps the lines that decided a claim on the primary test set: read from the lines' test
-    sets, not from their wording."""
+    """The README's summary keeps the lines that decided a claim on the primary test set, read from the lines' test
+    sets, not from their wording: (b)'s long group read on the reserved long test set is one of them, a line of
+    another test set that decides nothing is not."""
     from translate.analysis.sweep.readme_summary import claims_lines
 
     verdict = no_pe_claim(two_groups(), "test")
     short, long, between = verdict.details[:3]
-    assert (short.test_set, long.test_set, between.test_set, between.contrast) == ("test", "long_test", None, True)
-    assert [d.decides_on("test") for d in (short, long, between)] == [True, False, True]
-    summary = claims_lines([verdict], "test", "sweeps/x")
-    assert summary[3:] == [f"  - {short}", f"  - {between}"] and all(d.decides_on(None) for d in verdict.details)
+    assert (short.test_set, long.test_set, between.test_set) == ("test", "long_test", None)
+    assert [d.decides_on("test") for d in (short, long, between)] == [True, True, True]
+    other = zero_dims_claim([zero_dims(0.1, 0.3), zero_dims(0.1, 0.3, "multi30k")], "test")
+    assert [d.decides_on("test") for d in other.details[:2]] == [True, False]
+    summary = claims_lines([verdict, other], "test", "sweeps/x")
+    assert summary[3:6] == [f"  - {short}", f"  - {long}", f"  - {between}"]
+    assert f"  - {other.details[0]}" in summary and f"  - {other.details[1]}" not in summary
+    assert all(d.decides_on(None) for d in verdict.details)

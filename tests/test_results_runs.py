@@ -12,22 +12,23 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
-# (committed runs, the script that writes the page, the page, more runs the page reads: (option, folder) pairs).
-# The runs' folders are relative: the page names them.
+# (committed runs, the script that writes the page, the page, more runs the page reads: (option, folder) pairs, and
+# whether the page writes a results block of the README). The runs' folders are relative: the page names them.
 PAGES = [
-    (Path("docs/results/runs/seed_repro_cpu"), "write_results.py", Path("docs/results.md"), ()),
+    (Path("docs/results/runs/claims_cpu"), "write_results.py", Path("docs/results.md"), (), True),
+    (Path("docs/results/runs/seed_repro_cpu"), "write_results.py", Path("docs/results_600_steps.md"), (), False),
     (Path("docs/results/runs/encodings_cpu"), "write_encodings_results.py", Path("docs/encodings_results.md"),
-     (("--extrapolation", Path("docs/results/runs/length_extrapolation_cpu")),)),
+     (("--extrapolation", Path("docs/results/runs/length_extrapolation_cpu")),), True),
 ]
-IDS = [page.stem for _, _, page, _ in PAGES]
+IDS = [page.stem for _, _, page, _, _ in PAGES]
 
 
 def committed_files(runs: Path) -> list[Path]:
     return [f for f in (ROOT / runs).rglob("*") if f.is_file() and "report" not in f.relative_to(ROOT / runs).parts]
 
 
-@pytest.mark.parametrize("runs, script, page, more", PAGES, ids=IDS)
-def test_the_page_counts_the_committed_runs_which_hold_small_files_only(runs, script, page, more):
+@pytest.mark.parametrize("runs, script, page, more, readme", PAGES, ids=IDS)
+def test_the_page_counts_the_committed_runs_which_hold_small_files_only(runs, script, page, more, readme):
     text = (ROOT / page).read_text()
     for folder in [runs] + [folder for _, folder in more]:
         files = committed_files(folder)
@@ -42,8 +43,8 @@ def test_the_page_counts_the_committed_runs_which_hold_small_files_only(runs, sc
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("runs, script, page, more", PAGES, ids=IDS)
-def test_page_is_written_again_byte_for_byte_from_the_committed_runs(runs, script, page, more, tmp_path):
+@pytest.mark.parametrize("runs, script, page, more, readme", PAGES, ids=IDS)
+def test_page_is_written_again_byte_for_byte_from_the_committed_runs(runs, script, page, more, readme, tmp_path):
     """With the sweep reports rebuilt from the runs' metrics.json, hypotheses and attention pictures (and the test
     sets read again from the corpus), the page and its pictures come out the same."""
     options = []
@@ -52,8 +53,10 @@ def test_page_is_written_again_byte_for_byte_from_the_committed_runs(runs, scrip
     for option, folder in more:
         options += [option, str(folder)]
     shutil.copyfile(ROOT / "README.md", tmp_path / "README.md")  # its results blocks are the pages' numbers
-    written = subprocess.run([sys.executable, str(ROOT / "scripts" / script), str(runs), "--out", str(page), *options,
-                              "--readme", "README.md"], cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    if readme:
+        options += ["--readme", "README.md"]
+    written = subprocess.run([sys.executable, str(ROOT / "scripts" / script), str(runs), "--out", str(page), *options],
+                             cwd=tmp_path, capture_output=True, text=True, timeout=600)
     assert written.returncode == 0, written.stderr[-3000:]
     assert (tmp_path / page).read_text() == (ROOT / page).read_text()
     assert (tmp_path / "README.md").read_text() == (ROOT / "README.md").read_text()  # copied by code, not by hand

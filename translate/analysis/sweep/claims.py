@@ -30,20 +30,21 @@ LONG_TEST_SET = "long_test"   # the reserved real long sentences (translate/data
 
 
 class Detail(str):
-    """A line of a verdict, and what it reads: `test_set` (None: no one test set), `contrast`: the contrast between
-    two training groups, part of the decision on the primary test set whichever test sets it reads."""
+    """A line of a verdict, and what it reads: `test_set` (None: no one test set); `always_decides`: part of the
+    decision on the primary test set whichever test set it reads (claim (b)'s long group on the reserved long test
+    set, the contrast between the two training groups)."""
 
     test_set: Optional[str]
-    contrast: bool
+    always_decides: bool
 
-    def __new__(cls, text: str, test_set: Optional[str] = None, contrast: bool = False) -> "Detail":
+    def __new__(cls, text: str, test_set: Optional[str] = None, always_decides: bool = False) -> "Detail":
         line = super().__new__(cls, text)
-        line.test_set, line.contrast = test_set, contrast
+        line.test_set, line.always_decides = test_set, always_decides
         return line
 
     def decides_on(self, test_set: Optional[str]) -> bool:
         """Whether the line is part of the decision on `test_set` (None: every line is)."""
-        return test_set is None or self.contrast or self.test_set == test_set
+        return test_set is None or self.always_decides or self.test_set == test_set
 
 
 @dataclass
@@ -53,8 +54,8 @@ class Verdict:
     details: list[Detail] = field(default_factory=list)
     family: str = ""                # what its stars were adjusted over
 
-    def add(self, text: str, test_set: Optional[str] = None, contrast: bool = False) -> None:
-        self.details.append(Detail(text, test_set, contrast))
+    def add(self, text: str, test_set: Optional[str] = None, always_decides: bool = False) -> None:
+        self.details.append(Detail(text, test_set, always_decides))
 
 
 @dataclass(frozen=True)
@@ -210,7 +211,7 @@ def zero_dims_claim(spans: list[SpanRow], test_set: Optional[str], margin: float
     if not found:
         verdict.add(f"not measured: it needs sinusoidal jobs with PE dimensions ≥ 400 zeroed (zero_dims) and "
                     f"sinusoidal jobs of the same model and seeds, trained on short sentences (at most {SHORT_MAX} "
-                    f"words), each tested on its own lengths")
+                    f"words), each tested on its own lengths", always_decides=True)
     return verdict
 
 
@@ -230,7 +231,8 @@ def no_pe_claim(spans: list[SpanRow], test_set: Optional[str], margin: float = M
     long_settings = list(dict.fromkeys(r.setting for r in long))
     if not short or not long_settings:
         verdict.add(f"not measured: it needs no-PE and {pe.name} jobs trained on short sentences (at most "
-                    f"{SHORT_MAX} words) and on long ones (from {LONG_MIN}), each tested on its own lengths")
+                    f"{SHORT_MAX} words) and on long ones (from {LONG_MIN}), each tested on its own lengths",
+                    always_decides=True)
         verdict.family = family.describe()
         return verdict
     outcomes = []
@@ -253,11 +255,12 @@ def no_pe_claim(spans: list[SpanRow], test_set: Optional[str], margin: float = M
             verdict.add(f"short, {where(s)}: no PE minus {pe.name} {delta_text(s, family, i_short)}; "
                         f"{equivalence_text(s, margin, family.significant(i_short))}; {lengths_text(s)}.", s.test_set)
             verdict.add(f"long, {where(lg)}: {delta_text(lg, family, i_long)}; "
-                        f"{'worse' if long_worse else 'not shown to be worse'}; {lengths_text(lg)}.", lg.test_set)
+                        f"{'worse' if long_worse else 'not shown to be worse'}; {lengths_text(lg)}.", lg.test_set,
+                        always_decides=True)
             verdict.add(f"Δ_long − Δ_short between the two groups: {contrast.delta:+.2f} [{contrast.low:+.2f}, "
                         f"{contrast.high:+.2f}] BLEU ({p_text(contrast.p)}{family.star(i_contrast)}; {contrast.method}): "
                         + ("long sentences lose more." if contrast_worse else "not shown that long sentences lose more."),
-                        contrast=True)
+                        always_decides=True)
     beyond = [r for r in spans if is_nope(r) and r.span == "beyond" and r.compared is not None
               and r.test_set in (test_set, LONG_TEST_SET)]
     if beyond:
@@ -320,7 +323,8 @@ def diagonal_claim(alignment: list[AlignmentRow], test_set: Optional[str], min_b
     verdict.status = status_of(outcomes)
     verdict.family = family.describe()
     if not verdict.details:
-        verdict.add(f"no per-sentence alignment numbers for both {pe.name} and no-PE jobs")
+        verdict.add(f"not measured: no per-sentence alignment numbers for both {pe.name} and no-PE jobs",
+                    always_decides=True)
     return verdict
 
 
