@@ -199,7 +199,7 @@ def span(values: list[Optional[float]], digits: int) -> str:
 def models(rows: list[ReportRow]) -> str:
     """"model small, 7,578,624 parameters", or, when the comparisons of a page train different sizes (claim (a) at
     base_cpu beside (b), (c) at small), "models small (7,578,624 parameters) and base_cpu (19,869,696 parameters)"."""
-    sizes = dict(sorted({(r.model, r.parameters) for r in rows if r.steps is not None}, key=lambda m: m[1] or 0))
+    sizes = dict(sorted({(r.model, r.parameters) for r in rows if r.trained}, key=lambda m: m[1] or 0))
     if len(sizes) <= 1:
         model, parameters = next(iter(sizes.items()), (None, None))
         return f"model {model}, {number(parameters)} parameters"

@@ -223,6 +223,11 @@ class ReportRow(BucketStatistics, RowHead):
     jobs: Optional[str] = None             # the run folders, space-separated
     family: Optional[str] = None           # Holm's family of the row's tests (aggregate.family_of)
 
+    @property
+    def trained(self) -> bool:
+        """Jobs finished by training: a test-time control's row (an evaluation only) records no steps."""
+        return self.steps is not None
+
     def as_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
         for f in fields(self):

@@ -228,7 +228,7 @@ def whole_split_table(report: Report, test_set: str | None = None, words: bool =
 def devices(rows: list[ReportRow]) -> str:
     """The devices that trained the rows' jobs, as the pages name them: "CPU, fp32" (one: find_jobs refuses more);
     rows of test-time controls (no steps) name what decoded them and are left out."""
-    return "; ".join(sorted({r.device for r in rows if r.device and r.steps is not None})) or "a device not named"
+    return "; ".join(sorted({r.device for r in rows if r.device and r.trained})) or "a device not named"
 
 
 def test_set_names(report: Report) -> list[str]:
