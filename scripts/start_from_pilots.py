@@ -20,23 +20,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's package, whatever is installed
 
-from translate.analysis.sweep.jobs import SweepError, find_jobs  # noqa: E402
-
-
-def plateau_steps(pilot_dir: Path) -> dict[str, int]:
-    """{job folder name: its best-valid step} of every finished pilot; SweepError when one is unfinished."""
-    jobs = find_jobs(pilot_dir)
-    unfinished = [job.name for job in jobs if not job.finished]
-    if unfinished:
-        raise SweepError(f"pilots still running or interrupted in {pilot_dir}: {', '.join(unfinished)}; finish them "
-                         f"first (rerun the pilot sweep: it resumes)")
-    steps = {}
-    for job in jobs:
-        step = job.metrics.best_valid_step
-        if not step:
-            raise SweepError(f"{job.path / 'metrics.json'} has no best_valid_step: was it trained by a pilot sweep?")
-        steps[job.name] = int(step)
-    return steps
+from translate.analysis.sweep.jobs import SweepError  # noqa: E402
+from translate.analysis.sweep.pilots import plateau_steps  # noqa: E402
 
 
 def seed_from_pilots(pilot_dir: Path, sweep_dir: Path) -> int:

@@ -1,7 +1,7 @@
 """Turn a seed_repro sweep into docs/results.md: its table, plots, a few attention maps and what the numbers say about
 the source notes' three claims.
 
-    python scripts/write_results.py sweeps/seed_repro_cpu [--out docs/results.md]
+    python scripts/write_results.py sweeps/seed_repro_cpu [--out docs/results.md] [--pilots PILOT_DIR ...]
 
 The sweep's report (python -m translate.report SWEEP_DIR) is written first when it is missing.
 """
@@ -24,8 +24,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--readme", type=Path, default=None,
                         help="also rewrite this README's generated results block (make repro and make "
                              "encodings-page pass README.md)")
+    parser.add_argument("--pilots", type=Path, nargs="+", action="extend", default=[],
+                        help="the pilot folders that set the jobs' step budgets (e.g. docs/results/runs/"
+                             "claims_cpu_pilot): the page shows their plateaus beside the steps the jobs were "
+                             "tested at")
     args = parser.parse_args(argv)
-    return page_command(lambda: write_results_page(args.sweep_dir, args.out, readme=args.readme))
+    return page_command(lambda: write_results_page(args.sweep_dir, args.out, readme=args.readme,
+                                                   pilots=args.pilots))
 
 
 if __name__ == "__main__":

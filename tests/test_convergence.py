@@ -7,7 +7,7 @@ from dataclasses import fields
 import pytest
 from scipy import stats
 
-from translate.analysis.run.convergence import TREND_WINDOW, valid_trend
+from translate.analysis.run.convergence import valid_trend
 from translate.analysis.run.metrics import RunMetrics
 from translate.analysis.sweep.claims import where
 from translate.analysis.sweep.rows import Convergence, ReportRow, SpanComparison, SpanDelta, SpanRow
@@ -26,7 +26,7 @@ def test_a_straight_rising_line_has_its_slope_per_thousand_steps_and_is_rising()
     trend = valid_trend(RISING, 3400)
     assert trend.slope == pytest.approx(2.0)
     assert trend.low == pytest.approx(2.0) and trend.high == pytest.approx(2.0)
-    assert (trend.first, trend.last, trend.points) == (2400, 3400, 6)
+    assert (trend.first, trend.last, trend.points) == (1800, 3400, 9)   # the last half: steps 1,700-3,400
     assert trend.rising
 
 
@@ -49,10 +49,21 @@ def test_the_interval_and_p_come_from_one_t_distribution():
 
 
 def test_only_validations_up_to_the_tested_step_count():
-    """A model tested at step 1,400 (best.pt) is judged on the 1,000 steps before 1,400, not on what came later."""
+    """A model tested at step 1,400 (best.pt) is judged on the last half of its 1,400 steps, not on what came later."""
     later_drop = RISING[:7] + curve({step: 0.0 for step in range(1600, 3401, 200)})
     trend = valid_trend(later_drop, 1400)
-    assert (trend.first, trend.last) == (1400 - TREND_WINDOW, 1400) and trend.slope == pytest.approx(2.0)
+    assert (trend.first, trend.last) == (800, 1400) and trend.slope == pytest.approx(2.0)
+
+
+def test_a_short_run_is_judged_on_its_last_validations_not_on_its_climb_from_the_start():
+    """A 1,000-step run that climbs from 5 to 38 BLEU and then levels off is not "still rising" at step 1,000: the
+    climb out of the random start (steps 200-600) lies outside the window, which fits the last half of the run."""
+    levelled = curve({200: 5.3, 400: 25.9, 600: 38.0, 800: 38.6, 1000: 38.1})
+    trend = valid_trend(levelled, 1000)
+    assert (trend.first, trend.last, trend.points) == (600, 1000, 3)
+    assert trend.slope == pytest.approx(0.25) and not trend.rising
+    whole_run = stats.linregress([200, 400, 600, 800, 1000], [5.3, 25.9, 38.0, 38.6, 38.1])
+    assert whole_run.slope * 1000 > 35   # what a window as long as the run would have reported
 
 
 @pytest.mark.parametrize("points, at", [(RISING, None), (RISING[:1], 200), ([], 3400)])
@@ -80,7 +91,7 @@ def test_convergence_over_seeds_counts_the_rising_ones():
     trends = [valid_trend(RISING, 3400), valid_trend(FLAT, 3400), None]
     c = Convergence.of(trends)
     assert c.valid_slope == pytest.approx(round((2.0 + trends[1].slope) / 2, 2))
-    assert (c.rising_seeds, c.trend_seeds, c.from_step, c.to_step) == (1, 2, 2400, 3400)
+    assert (c.rising_seeds, c.trend_seeds, c.from_step, c.to_step) == (1, 2, 1800, 3400)
     assert c.cell() == f"{c.valid_slope:+.2f} (shown rising: 1/2)"
     assert Convergence.of([None]) == Convergence() and Convergence().cell() == "–" and Convergence().describe() == ""
 

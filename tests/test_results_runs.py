@@ -15,7 +15,9 @@ ROOT = Path(__file__).resolve().parents[1]
 # (committed runs, the script that writes the page, the page, more runs the page reads: (option, folder) pairs, and
 # whether the page writes a results block of the README). The runs' folders are relative: the page names them.
 PAGES = [
-    (Path("docs/results/runs/claims_cpu"), "write_results.py", Path("docs/results.md"), (), True),
+    (Path("docs/results/runs/claims_cpu"), "write_results.py", Path("docs/results.md"),
+     (("--pilots", Path("docs/results/runs/claims_cpu_pilot")),
+      ("--pilots", Path("docs/results/runs/claim_a_cpu_pilot"))), True),
     (Path("docs/results/runs/seed_repro_cpu"), "write_results.py", Path("docs/results_600_steps.md"), (), False),
     (Path("docs/results/runs/encodings_cpu"), "write_encodings_results.py", Path("docs/encodings_results.md"),
      (("--extrapolation", Path("docs/results/runs/length_extrapolation_cpu")),), True),

@@ -1,5 +1,8 @@
-"""Was a model still learning when it was scored? The slope of its valid BLEU over the last TREND_WINDOW steps up to the
-tested step, from the learning curve every run records (metrics.json `valid_curve`).
+"""Was a model still learning when it was scored? The slope of its valid BLEU over the last TREND_SHARE of the steps up
+to the tested step, from the learning curve every run records (metrics.json `valid_curve`).
+
+The window is a share of the run, not a fixed number of steps: a fixed window as long as a short run would fit the
+first steep climb out of the random start, and call every short run "still rising" whatever its last validations do.
 
 A Δ between two models scored at one step means "at this budget": when one of them is still rising and the other is
 flat, more steps would shrink or grow the Δ, and the page says so beside it. The slope is an ordinary least-squares
@@ -16,7 +19,7 @@ from typing import Optional, Sequence
 
 from scipy import stats
 
-TREND_WINDOW = 1000   # steps before the tested step whose validations the slope is fitted on
+TREND_SHARE = 0.5     # the last half of the steps up to the tested step: the validations the slope is fitted on
 PER_STEPS = 1000      # the slope is given in valid BLEU per this many steps
 MIN_POINTS = 2        # a line through two points has a slope but no interval
 
@@ -43,13 +46,14 @@ class ValidTrend:
 
 
 def valid_trend(curve: Sequence[Sequence[float]], at_step: Optional[int],
-                window: int = TREND_WINDOW) -> Optional[ValidTrend]:
+                share: float = TREND_SHARE) -> Optional[ValidTrend]:
     """curve: [step, valid BLEU, valid loss] per validation (RunMetrics.valid_curve). None when the window holds
     fewer than MIN_POINTS validations (validation switched off, no tested step)."""
     if at_step is None:
         return None
+    start = at_step * (1 - share)
     points = sorted((int(p[0]), float(p[1])) for p in curve
-                    if at_step - window <= p[0] <= at_step and p[1] is not None)
+                    if start <= p[0] <= at_step and p[1] is not None)
     if len(points) < MIN_POINTS:
         return None
     steps, bleu = zip(*points)

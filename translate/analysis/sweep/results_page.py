@@ -8,7 +8,7 @@ import re
 import shutil
 import sys
 from pathlib import Path
-from typing import Callable, Optional
+from typing import Callable, Optional, Sequence
 
 from translate.analysis.sweep import build_report
 from translate.analysis.sweep.aggregate import ALL, Baseline, Report, aggregate
@@ -17,6 +17,7 @@ from translate.analysis.sweep.jobs import SweepError, find_jobs, group_settings,
 from translate.analysis.sweep.claims import (Reference, Verdict, check_claims, diagonal_claim, is_nope, is_sinusoidal,
                                              no_pe_claim, thresholds)
 from translate.analysis.sweep.controls import check_controls, other_encodings
+from translate.analysis.sweep.pilots import budget_lines
 from translate.analysis.sweep.plots import LEARNING_CURVES, PLOTS
 from translate.analysis.sweep.rows import ReportRow
 from translate.analysis.sweep.tables import (alignment_cell, comparison_cell, devices, number, pivot, reading_rules,
@@ -207,7 +208,8 @@ def models(rows: list[ReportRow]) -> str:
                                     for model, parameters in sizes.items())
 
 
-def results_markdown(report: Report, sweep_dir: Path, assets: Path, link: str, verdicts: list[Verdict]) -> str:
+def results_markdown(report: Report, sweep_dir: Path, assets: Path, link: str, verdicts: list[Verdict],
+                     pilots: Sequence[Path] = ()) -> str:
     whole = [r for r in report.rows if r.bucket == ALL]
     tests = ", ".join(f"`{name}`" for name in test_set_names(report))
     lines = ["# Results: the source notes' experiments", "",
@@ -219,6 +221,8 @@ def results_markdown(report: Report, sweep_dir: Path, assets: Path, link: str, v
              f"pairs of one length range and tested on each test set ({tests}), bucketed by French word count.", "",
              "## What the numbers say", ""]
     lines += claims_section(report, reports_against(sweep_dir, report), verdicts)
+    if pilots:
+        lines += ["## How long the models trained", ""] + budget_lines(list(pilots), find_jobs(sweep_dir))
     lines += ["## Scores", ""] + scores_section(report)
     for key, label, name in PLOTS:
         source = sweep_dir / "report" / name
@@ -258,14 +262,16 @@ def fresh_assets(page: Path) -> Path:
     return assets
 
 
-def write_results_page(sweep_dir: Path, out: Path, readme: Optional[Path] = None) -> Path:
+def write_results_page(sweep_dir: Path, out: Path, readme: Optional[Path] = None,
+                       pilots: Sequence[Path] = ()) -> Path:
     """Writes `out` (e.g. docs/results.md) and its pictures into a folder beside it named after it, and the claims
-    block of `readme` when it has one (readme_summary)."""
+    block of `readme` when it has one (readme_summary). `pilots`: the folders of the pilots that set the jobs' step
+    budgets (translate.analysis.sweep.pilots), shown on the page."""
     sweep_dir, out = Path(sweep_dir), Path(out)
     report = load_report(sweep_dir)
     assets = fresh_assets(out)
     verdicts = verdicts_of(report)  # decided once, for the page and the README's summary
-    atomic_write_text(out, results_markdown(report, sweep_dir, assets, assets.name, verdicts))
+    atomic_write_text(out, results_markdown(report, sweep_dir, assets, assets.name, verdicts, pilots))
     if readme is not None:
         update_readme(Path(readme), "claims", claims_lines(verdicts, primary_test_set(report), str(sweep_dir)))
     return out

@@ -75,7 +75,7 @@ class Convergence:
 
     def describe(self) -> str:
         """"valid BLEU +2.03 per 1,000 steps over steps 2400-3400 (shown still rising ... in 1 of 1 seed)": the
-        validations of the last TREND_WINDOW steps up to the tested step."""
+        validations of the last half of the steps up to the tested step (convergence.TREND_SHARE)."""
         if self.valid_slope is None:
             return ""
         return (f"valid BLEU {self.valid_slope:+.2f} per {PER_STEPS:,} steps over steps "

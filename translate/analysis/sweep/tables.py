@@ -282,7 +282,7 @@ def reading_rules(report: Report) -> list[str]:
         "- Plots: one line per encoding/ablation, one panel per other setting that varies; grey: the buckets "
         "holding lengths the models were trained on.",
         "- Valid BLEU per 1k steps before it: the least-squares slope of valid BLEU on step over the validations of "
-        "the last 1,000 steps up to the tested step (per 1,000 steps, mean over seeds), and in how many seeds it "
+        "the last half of the steps up to the tested step (per 1,000 steps, mean over seeds), and in how many seeds it "
         "was shown still rising (the slope's 95% t-interval above 0; with few validations the interval is wide, so "
         "a steep slope may not be shown; two validations give no interval). A Δ between a model still rising and "
         "one that is not is a Δ at this budget: more steps would move it. The validations score one fixed valid "
