@@ -121,6 +121,10 @@ def test_claim_c_needs_the_gap_to_grow_with_length():
     assert shrinks.status == "partly supported" and "the gap shrinks with length" in shrinks.details[0]
     no_gap = diagonal_claim([alignment(0.0, 0.0, (0.0, -0.02, 0.02, 1.0))], "test")
     assert no_gap.status == "not supported"
+    # worse on long sentences, the growth not shown: never worded as "about as much" (no equivalence test for it)
+    flat = diagonal_claim([alignment(0.05, 0.06, (0.01, -0.01, 0.03, 0.3))], "test")
+    assert flat.status == "partly supported" and "about as much" not in flat.details[0]
+    assert "that the gap grows from short to long ones is not shown" in flat.details[0]
 
 
 def test_claim_c_prefers_aer_and_falls_back_to_the_normalised_share():
