@@ -13,7 +13,8 @@ from translate.analysis.sweep.references import TestSet as SentencesOfTest
 from translate.analysis.sweep.significance import (SCORE, Difference, Groups, SentenceStats, compare,
                                                    difference_from_samples, group_counts, holm,
                                                    independent_contrast, p_text, percentile_interval, seed_t_interval,
-                                                   seeds_needed, t_quantile, t_two_sided_p, two_sided_p)
+                                                   seeds_needed, sentence_noise, t_quantile, t_two_sided_p,
+                                                   two_sided_p)
 
 REFS = ["the cat sat on the mat", "a dog barks at night", "I like green tea very much", "she reads a book",
         "we went home early", "it is raining again today", "they play football on sundays", "he is tired"] * 5
@@ -155,3 +156,27 @@ def test_seeds_needed_for_an_equivalence_grows_with_the_spread_between_seeds():
     few, many = seeds_needed(0.5, 0.2, 1.0), seeds_needed(1.5, 0.2, 1.0)
     assert few is not None and many is not None and 2 <= few < many
     assert seeds_needed(1.0, 0.7, 1.0) is None  # the test set alone is too noisy for ±1
+
+
+def test_more_seeds_average_away_the_test_set_noise_that_is_not_shared():
+    """With the same 0.6 BLEU of test-set noise per seed, seeds whose Δs share little of it need fewer seeds than the
+    old reading, which took the seed-mean's noise as a floor no number of seeds lowers."""
+    floor = seeds_needed(0.1, 0.46, 1.0)                        # 0.46 taken as all shared: unreachable at ±1
+    averaged = seeds_needed(0.1, 0.62, 1.0, shared_se=0.2)      # one seed's 0.62, of which 0.2 shared
+    assert floor is None and averaged is not None and 3 <= averaged <= 8
+    assert seeds_needed(0.1, 0.62, 1.0, shared_se=0.62) is None   # all shared: as before
+    assert seeds_needed(0.1, 0.62, 1.0, shared_se=0.0) < averaged
+
+
+def test_the_shared_test_set_noise_is_read_from_the_resamples():
+    """Δ per seed = common + own noise over the same resamples: sentence_noise recovers both parts."""
+    rng = np.random.default_rng(0)
+    common, own = rng.normal(0, 0.3, 200_000), rng.normal(0, 0.4, (3, 200_000))
+    per_seed, shared = sentence_noise(common + own)
+    assert per_seed == pytest.approx(0.5, abs=0.005) and shared == pytest.approx(0.3, abs=0.01)
+    observed = [0.1, 0.3, 0.2]
+    d = difference_from_samples(observed, common + own)
+    assert (d.seed_sentence_se, d.shared_sentence_se) == (pytest.approx(per_seed), pytest.approx(shared))
+    assert d.sentence_se == pytest.approx(math.sqrt(0.09 + 0.16 / 3), abs=0.005)   # the seed-mean's own noise
+    one = difference_from_samples([0.1], (common + own)[:1])
+    assert one.seed_sentence_se is None and one.shared_sentence_se is None

@@ -163,13 +163,14 @@ def test_a_piece_takes_every_nth_job_of_a_sweep_and_refuses_other_values():
         in_piece("1/2", None)
 
 
-@pytest.mark.parametrize("name, per_seed", [("claims_cpu", 4), ("extrapolation_published_cpu", 5), ("claim_a_cpu", 2)])
-def test_comparison_sweeps_run_seed_by_seed_so_an_interrupted_sweep_leaves_pairs(name, per_seed):
+@pytest.mark.parametrize("name, per_seed, seed_count", [("claims_cpu", 4, 3), ("extrapolation_published_cpu", 5, 3),
+                                                   ("claim_a_cpu", 2, 5)])
+def test_comparison_sweeps_run_seed_by_seed_so_an_interrupted_sweep_leaves_pairs(name, per_seed, seed_count):
     """Jobs run in the sweeper's order: all settings of seed 1 (a PE and its baseline side by side), then seed 2, so
     the jobs a session finishes pair up into Δs instead of piling up seeds of one setting."""
     jobs = sweep_jobs(f"+sweep=[{name}]")
     seeds = [next(o for o in job if o.startswith("seed=")) for job in jobs]
-    assert seeds == [f"seed={s}" for s in (1, 2, 3) for _ in range(per_seed)]
+    assert seeds == [f"seed={s}" for s in range(1, seed_count + 1) for _ in range(per_seed)]
     first = [next(o for o in job if o.startswith("+sweep/pe=")) for job in jobs[:2]]
     if name == "claims_cpu":
         assert first == ["+sweep/pe=sinusoidal", "+sweep/pe=none"]   # the first two jobs are one Δ

@@ -26,7 +26,7 @@ the smallest margin it establishes, and the minimum detectable difference of the
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Optional, Sequence
 
 import numpy as np
@@ -235,17 +235,34 @@ def detectable(se: float, df: float, level: float = LEVEL, power: float = POWER)
 
 
 def seeds_needed(between_seed_sd: float, sentence_se: float, margin: float, power: float = POWER,
-                 most: int = 50) -> Optional[int]:
+                 most: int = 50, shared_se: Optional[float] = None) -> Optional[int]:
     """The fewest seeds S (2..most) with which TOST at ±margin (α = 0.05 each side) shows "about the same" with
-    `power` when the true Δ is 0: margin ≥ (t(0.95, S−1) + t(1 − (1−power)/2, S−1))·√(s²/S + se²). None when even
-    `most` seeds do not (the test set's own noise is too large)."""
+    `power` when the true Δ is 0: margin ≥ (t(0.95, S−1) + t(1 − (1−power)/2, S−1))·√(s²/S + v(S)), v(S) the test-set
+    variance of the S-seed mean Δ. The test-set noise of one seed's Δ (`sentence_se`) is partly shared by every seed
+    (the same sentences: `shared_se`, what no number of seeds averages away) and partly the seed's own, which
+    averages out: v(S) = shared² + (sentence_se² − shared²)/S. Without `shared_se` the whole of it is taken as shared
+    (the safe side). None when even `most` seeds do not (the test set's own noise is too large)."""
+    shared = sentence_se if shared_se is None else min(shared_se, sentence_se)
     for s in range(2, most + 1):
-        se = math.sqrt(between_seed_sd ** 2 / s + sentence_se ** 2)
-        df = welch_df([(between_seed_sd ** 2 / s, s - 1), (sentence_se ** 2, 0)])
+        sentence_var = shared ** 2 + (sentence_se ** 2 - shared ** 2) / s
+        se = math.sqrt(between_seed_sd ** 2 / s + sentence_var)
+        df = welch_df([(between_seed_sd ** 2 / s, s - 1), (sentence_var, 0)])
         if margin >= (float(distributions.t.ppf(EQUIVALENCE_LEVEL + (1 - EQUIVALENCE_LEVEL) / 2, df))
                       + float(distributions.t.ppf(1 - (1 - power) / 2, df))) * se:
             return s
     return None
+
+
+def sentence_noise(samples: np.ndarray) -> tuple[float, float]:
+    """samples (S ≥ 2, B): Δ per seed on each test-set resample -> (one seed's test-set SE, the SE shared by all
+    seeds). The variance of the S-seed mean is v̄/S + c̄(S−1)/S, v̄ the mean per-seed variance and c̄ the mean
+    covariance between two seeds' Δ over the same resamples: c̄ is the part of the test-set noise that more seeds
+    cannot average away."""
+    s = samples.shape[0]
+    per_seed = float(samples.var(axis=1, ddof=1).mean())
+    of_mean = float(samples.mean(0).var(ddof=1))
+    shared = (s * of_mean - per_seed) / (s - 1)
+    return math.sqrt(per_seed), math.sqrt(min(max(shared, 0.0), per_seed))
 
 
 # -- comparisons ----------------------------------------------------------------------------------------------------
@@ -267,6 +284,10 @@ class Difference:
     sentence_se: Optional[float] = None  # the test-set part alone (the bootstrap SD of the seed-mean Δ)
     df: float = MAX_DF
     detectable: Optional[float] = None  # minimum detectable |Δ| at α = 0.05, 80% power
+    # With several seeds (sentence_noise): one seed's test-set SE, and the part of it all seeds share; what more
+    # seeds would give (seeds_needed). None with one seed or without the resamples.
+    seed_sentence_se: Optional[float] = None
+    shared_sentence_se: Optional[float] = None
 
     def equivalent(self, margin: float) -> bool:
         """TOST at α = 0.05: the 90% interval inside ±margin."""
@@ -290,7 +311,8 @@ def difference_from_samples(observed: list[float], samples: np.ndarray) -> Diffe
         return Difference(delta, low, high, two_sided_p(mean_samples), observed, None,
                           f"paired group bootstrap, {b} samples, percentile interval", low90, high90, sentence_se,
                           sentence_se, MAX_DF, detectable(sentence_se, MAX_DF))
-    return seed_difference(observed, sentence_se)
+    per_seed, shared = sentence_noise(samples)
+    return replace(seed_difference(observed, sentence_se), seed_sentence_se=per_seed, shared_sentence_se=shared)
 
 
 def seed_difference(observed: Sequence[float], sentence_se: float) -> Difference:
