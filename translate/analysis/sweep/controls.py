@@ -85,20 +85,20 @@ def what_it_means(seen: list[tuple[str, str]], margin: float = MARGIN) -> str:
     if all(outcome == "worse" for _, outcome in seen):
         return ("Retrained without dims that carry position, the model loses BLEU, so the test of (a) can see such a "
                 "loss.")
-    def on(outcome: str) -> str:
-        return ", ".join(f"`{name}`" for name, o in seen if o == outcome)
+    readings = {"worse": "the model retrained without dims that carry position loses BLEU, so there the test of (a) "
+                         "can see such a loss",
+                "same": f"a retrained model made up for the lost dims (about the same within ±{margin:g} BLEU): there "
+                        f"(a), which retrains too, cannot show that dims ≥ 400 carried nothing (zeroing them at test "
+                        f"time can)",
+                "unclear": "the loss is neither shown nor ruled out (too few sentences or seeds): there a loss like it "
+                           "may go unseen by (a) too"}
     parts = []
-    if on("worse"):
-        parts.append(f"on {on('worse')} the model retrained without dims that carry position loses BLEU, so there the "
-                     f"test of (a) can see such a loss")
-    if on("same"):
-        parts.append(f"on {on('same')} a retrained model made up for the lost dims (about the same within ±{margin:g} "
-                     f"BLEU): there (a), which retrains too, cannot show that dims ≥ 400 carried nothing (zeroing them "
-                     f"at test time can)")
-    if on("unclear"):
-        parts.append(f"on {on('unclear')} the loss is neither shown nor ruled out (too few sentences or seeds): there "
-                     f"a loss like it may go unseen by (a) too")
-    return "; ".join(parts)[0].upper() + "; ".join(parts)[1:] + "."
+    for outcome, reading in readings.items():
+        names = ", ".join(f"`{name}`" for name, o in seen if o == outcome)
+        if names:
+            parts.append(f"on {names} {reading}")
+    text = "; ".join(parts)
+    return text[0].upper() + text[1:] + "."
 
 
 def check_controls(spans: list[SpanRow], test_set: str | None, margin: float = MARGIN,

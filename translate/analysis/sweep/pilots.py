@@ -30,12 +30,12 @@ class Pilot:
     best_bleu: Optional[float]
     steps: Optional[int]       # trained, until the patience ran out (or the cap)
     patience: Optional[int]
-    setting: tuple             # the job's setting without PILOT_KEYS, with its seed: what its comparison's job has
+    setting: tuple             # the job's setting without PILOT_KEYS: what its comparison's jobs have, every seed
 
 
 def comparable(job: Job) -> tuple:
-    """A job's setting without what a pilot sets differently (PILOT_KEYS), with its seed."""
-    return tuple((k, v) for k, v in job.setting if k not in PILOT_KEYS) + (("seed", job.seed),)
+    """A job's setting without what a pilot sets differently (PILOT_KEYS); like Job.setting, without the seed."""
+    return tuple((k, v) for k, v in job.setting if k not in PILOT_KEYS)
 
 
 def label(job: Job) -> str:
@@ -82,8 +82,6 @@ def budget_lines(pilot_dirs: list[Path], jobs: list[Job]) -> list[str]:
     """The page's account of the budgets: per pilot folder, its pilots' plateaus, the budget they set, and at which
     steps the matching jobs (same setting but for PILOT_KEYS, any seed) were tested. Jobs tested elsewhere than the
     budget are named: their Δs are at another point of the curve than the rule gives."""
-    if not pilot_dirs:
-        return []
     lines = ["The budget rule: the pilots of each comparison (seed 1 of each of its settings) trained until valid "
              "BLEU, on their own group's lengths, had not improved for a number of validations in a row; every job "
              "of the comparison then trained to the largest of the pilots' best-valid steps and was tested there. "
@@ -92,8 +90,8 @@ def budget_lines(pilot_dirs: list[Path], jobs: list[Job]) -> list[str]:
     for folder in pilot_dirs:
         pilots = read_pilots(Path(folder))
         steps = budget(pilots)
-        settings = {p.setting[:-1] for p in pilots}   # without the seed: every seed of the pilots' settings
-        matched = [j for j in jobs if j.trained and comparable(j)[:-1] in settings]
+        settings = {p.setting for p in pilots}
+        matched = [j for j in jobs if j.trained and comparable(j) in settings]
         tested = sorted({j.tested_step for j in matched if j.tested_step is not None})
         patience = sorted({p.patience for p in pilots if p.patience is not None})
         stop = f"{' or '.join(str(n) for n in patience)} validations without a better valid BLEU" if patience else \
@@ -110,4 +108,3 @@ def budget_lines(pilot_dirs: list[Path], jobs: list[Job]) -> list[str]:
                      + "; ".join(pilot_text(p) for p in pilots)
                      + f". Budget {number(steps)} steps: {outcome}.")
     return lines + [""]
-
