@@ -11,7 +11,9 @@ import pytest
 
 from translate.analysis.sweep import build_report
 from translate.analysis.sweep.jobs import find_jobs
-from translate.analysis.sweep.published import direction, encoding_kinds, position_kind, published_section
+from translate.analysis.sweep.published import (direction, encoding_kinds, lead_ruled_out, position_kind,
+                                                published_section)
+from translate.analysis.sweep.rows import Delta
 from translate.encodings.alibi import ALiBi
 from translate.encodings.learned import Learned
 from translate.encodings.none import NoEncoding
@@ -30,15 +32,27 @@ def test_the_kind_of_an_encoding_is_the_contract_its_class_fulfils():
 
 
 @pytest.mark.parametrize("in_range, beyond, says", [
-    (["about the same"], ["better", "better", "too few"], "the same direction: ahead on every deciding bucket"),
+    (["about the same"], ["better", "better", "too few"],
+     "the published direction: ahead on 2 of the 2 deciding buckets beyond the training lengths, behind on none"),
     (["about the same"], ["better", "better"], "level within them, as reported"),
-    (["worse"], ["worse", "worse"], "the opposite direction"),
-    (["better"], ["better", "inconclusive"], "no clear direction"),
+    (["worse"], ["worse", "worse"], "the opposite direction: behind on 2 of the 2 deciding buckets"),
+    (["worse"], ["worse", "inconclusive", "worse"], "the opposite direction: behind on 2 of the 3 deciding buckets"),
+    (["better"], ["better", "worse"], "mixed: ahead on 1 and behind on 1 of the 2 deciding buckets"),
+    (["better"], ["about the same", "about the same"], "about the same on each of the 2 deciding buckets"),
+    (["better"], ["inconclusive", "about the same"], "neither ahead nor behind shown on any of the 2 deciding"),
     (["inconclusive"], ["too few"], "not measured"),
     (["worse"], ["better"], "within them: worse (reported: a tie)"),
 ])
 def test_the_published_direction_is_read_from_the_words_of_deciding_buckets(in_range, beyond, says):
     assert says in direction(in_range, beyond)
+
+
+def test_the_published_size_of_the_lead_is_checked_against_each_interval():
+    deltas = [Delta(delta=-2.1, low=-3.3, high=-0.9), Delta(delta=3.0, low=0.5, high=5.5),
+              Delta(delta=1.0, low=-1.0, high=3.0), None]
+    assert lead_ruled_out(deltas) == ("; a lead as large as the smallest reported (+4.4 BLEU) lies above the 95% "
+                                      "interval on 2 of 3")
+    assert lead_ruled_out([None, Delta(delta=1.0)]) == ""
 
 
 @pytest.fixture(scope="module")
@@ -67,7 +81,9 @@ def test_the_section_reads_trained_buckets_in_range_and_the_all_longer_test_set_
     assert "| relative | 1 |" in t5 and "ratio " in t5
     assert t5.count("(p") == header.count("Δ BLEU")                         # a Δ in every column
     assert "Rosendahl et al. 2019" in text and "Neishi & Yoshinaga 2019" in text
-    assert any(line.startswith("  - t5 (relative): ") for line in lines)
+    t5_reading = next(line for line in lines if line.startswith("  - t5 (relative): "))
+    assert "deciding bucket" in t5_reading
+    assert "smallest reported (+4.4 BLEU) lies above the 95% interval on" in t5_reading
     assert any(line.startswith("  - rope (relative): ") for line in lines)
     assert any(line.startswith("  - learned: beyond the training lengths ") for line in lines)
     assert not any(line.startswith("  - sinusoidal") for line in lines)     # the baseline is not compared to itself

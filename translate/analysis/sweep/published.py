@@ -16,11 +16,11 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass
-from typing import Optional
+from typing import Optional, Sequence
 
 from translate.analysis.sweep.aggregate import ALL, Report
 from translate.analysis.sweep.jobs import Job
-from translate.analysis.sweep.rows import ReportRow
+from translate.analysis.sweep.rows import Delta, ReportRow
 from translate.analysis.sweep.rules import verdict_word
 from translate.analysis.sweep.tables import markdown_table, number, worded_cell
 from translate.encodings import AbsoluteEncoding, PositionalEncoding
@@ -34,9 +34,11 @@ class Finding:
     says: str
 
 
+SMALLEST_REPORTED_LEAD, LARGEST_REPORTED_LEAD = 4.4, 11.9   # BLEU: Rosendahl et al.'s lead beyond the training lengths
 ROSENDAHL = Finding("Rosendahl et al. 2019 (IWSLT, \"Analysis of Positional Encodings for Neural Machine "
                     "Translation\")", "relative encodings tie with absolute ones on the lengths trained on and lead "
-                    "by 4.4-11.9 BLEU on sentences longer than any training sentence")
+                    f"by {SMALLEST_REPORTED_LEAD}-{LARGEST_REPORTED_LEAD} BLEU on sentences longer than any "
+                    "training sentence")
 NEISHI = Finding("Neishi & Yoshinaga 2019 (CoNLL)", "absolute positions overfit the training lengths")
 
 
@@ -101,19 +103,35 @@ def word_of(row: Optional[ReportRow], margin: float) -> Optional[str]:
     return verdict_word(d, bool(row.decides), margin)
 
 
-def direction(in_range: list[Optional[str]], beyond: list[Optional[str]]) -> str:
-    """What the words say of Rosendahl et al.'s direction: ahead beyond the training lengths, level within them."""
+def direction(in_range: list[Optional[str]], beyond: list[Optional[str]],
+              beyond_deltas: Sequence[Optional[Delta]] = ()) -> str:
+    """What the words say of Rosendahl et al.'s direction: ahead beyond the training lengths (and by how much: the
+    Δs of the deciding buckets there), level within them. The buckets that decide are counted, so one inconclusive
+    bucket does not hide the others."""
     deciding = [w for w in beyond if w not in (None, "too few")]
     if not deciding:
         return "not measured (no bucket beyond the training lengths decides)"
-    ahead = ("the same direction: ahead on every deciding bucket beyond the training lengths" if
-             all(w == "better" for w in deciding) else
-             "the opposite direction: behind on every deciding bucket beyond the training lengths" if
-             all(w == "worse" for w in deciding) else "no clear direction beyond the training lengths")
+    ahead, behind = deciding.count("better"), deciding.count("worse")
+    of = f"of the {len(deciding)} deciding bucket{'s' * (len(deciding) != 1)} beyond the training lengths"
+    reading = (f"the published direction: ahead on {ahead} {of}, behind on none" if ahead and not behind else
+               f"the opposite direction: behind on {behind} {of}, ahead on none" if behind and not ahead else
+               f"mixed: ahead on {ahead} and behind on {behind} {of}" if ahead else
+               f"about the same on each {of}" if all(w == "about the same" for w in deciding) else f"neither ahead nor behind shown on any {of}")
     level = [w for w in in_range if w not in (None, "too few")]
     tie = ("level within them, as reported" if level and all(w == "about the same" for w in level) else
            f"within them: {', '.join(level)} (reported: a tie)" if level else "within them: not measured")
-    return f"{ahead}; {tie}"
+    return f"{reading}{lead_ruled_out(beyond_deltas)}; {tie}"
+
+
+def lead_ruled_out(deltas: Sequence[Optional[Delta]]) -> str:
+    """Whether the published size of the lead fits this corpus: on how many deciding buckets beyond the training
+    lengths the smallest reported lead lies above Δ's 95% interval ("" when no bucket has an interval)."""
+    highs = [d.high for d in deltas if d is not None and d.high is not None]
+    if not highs:
+        return ""
+    above = sum(high < SMALLEST_REPORTED_LEAD for high in highs)
+    return (f"; a lead as large as the smallest reported (+{SMALLEST_REPORTED_LEAD} BLEU) lies above the 95% interval "
+            f"on {above} of {len(highs)}")
 
 
 def published_section(report: Report, jobs: list[Job], folder: str) -> list[str]:
@@ -152,8 +170,10 @@ def published_section(report: Report, jobs: list[Job], folder: str) -> list[str]
     relative = [s for s in settings if "relative" in kinds.get(encodings[s], "") and s in compared]
     for setting in relative:
         words_in = [word_of(cell.get((setting, t, b)), margin) for t, b in columns.in_range]
-        words_beyond = [word_of(cell.get((setting, t, b)), margin) for t, b in columns.beyond]
-        lines.append(f"  - {setting} ({kinds[encodings[setting]]}): {direction(words_in, words_beyond)}.")
+        beyond = [cell.get((setting, t, b)) for t, b in columns.beyond]
+        deciding = [row.compared.bleu for row in beyond if row is not None and row.decides]
+        lines.append(f"  - {setting} ({kinds[encodings[setting]]}): "
+                     f"{direction(words_in, [word_of(row, margin) for row in beyond], deciding)}.")
     uncompared = [s for s in settings if "relative" in kinds.get(encodings[s], "") and s not in compared]
     lines += [f"  - {s}: not compared (no Δ: tested at another step than its baseline, or no baseline job with its "
               "seed; see the notes)." for s in uncompared]
