@@ -116,7 +116,8 @@ def direction(in_range: list[Optional[str]], beyond: list[Optional[str]],
     reading = (f"the published direction: ahead on {ahead} {of}, behind on none" if ahead and not behind else
                f"the opposite direction: behind on {behind} {of}, ahead on none" if behind and not ahead else
                f"mixed: ahead on {ahead} and behind on {behind} {of}" if ahead else
-               f"about the same on each {of}" if all(w == "about the same" for w in deciding) else f"neither ahead nor behind shown on any {of}")
+               f"about the same on each {of}" if all(w == "about the same" for w in deciding) else
+               f"neither ahead nor behind shown on any {of}")
     level = [w for w in in_range if w not in (None, "too few")]
     tie = ("level within them, as reported" if level and all(w == "about the same" for w in level) else
            f"within them: {', '.join(level)} (reported: a tie)" if level else "within them: not measured")
