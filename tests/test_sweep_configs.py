@@ -164,7 +164,7 @@ def test_a_piece_takes_every_nth_job_of_a_sweep_and_refuses_other_values():
 
 
 @pytest.mark.parametrize("name, per_seed, seed_count", [("claims_cpu", 4, 3), ("extrapolation_published_cpu", 5, 3),
-                                                   ("claim_a_cpu", 2, 5)])
+                                                   ("claim_a_cpu", 2, 11)])
 def test_comparison_sweeps_run_seed_by_seed_so_an_interrupted_sweep_leaves_pairs(name, per_seed, seed_count):
     """Jobs run in the sweeper's order: all settings of seed 1 (a PE and its baseline side by side), then seed 2, so
     the jobs a session finishes pair up into Δs instead of piling up seeds of one setting."""
