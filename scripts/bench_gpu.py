@@ -79,8 +79,11 @@ def bench_training(data, args, device, precision, encoding: str, max_tokens: int
         trainer.train_step(indices)
     sync(device)
     warmup_seconds = time.perf_counter() - started
+    if args.barrier:
+        wait_for_the_others(Path(args.barrier), args.barrier_jobs, f"{encoding}_{max_tokens}_{compile_on}")
     src_lens, tgt_lens = trainer.train_lens
     tokens, flops = 0, 0.0
+    timed_from = time.time()
     started = time.perf_counter()
     for i, indices in enumerate(steps):
         trainer.train_step(indices)
@@ -91,7 +94,11 @@ def bench_training(data, args, device, precision, encoding: str, max_tokens: int
                              [tgt_lens[j] for j in indices])
     sync(device)
     seconds = time.perf_counter() - started
+    if args.profile:
+        profile_steps(trainer, batches[args.warmup + args.steps: args.warmup + args.steps + args.profile],
+                      Path(args.out) / f"profile_{encoding}_{max_tokens}_{'compiled' if compile_on else 'eager'}.txt")
     row = {"encoding": encoding, "max_tokens": max_tokens, "compile": compile_on, "steps": len(steps),
+           "target_tokens": tokens, "timed_from": timed_from, "timed_to": timed_from + seconds,
            "step_ms": 1000 * seconds / max(len(steps), 1), "target_tokens_per_s": tokens / seconds,
            "tflops": flops / seconds / 1e12, "mfu": flops / seconds / peak, "peak_memory_gib": peak_memory_gib(device),
            "warmup_seconds": warmup_seconds,
@@ -102,6 +109,37 @@ def bench_training(data, args, device, precision, encoding: str, max_tokens: int
     if device.type == "cuda":
         torch.cuda.empty_cache()
     return row, model
+
+
+def wait_for_the_others(folder: Path, jobs: int, setting: str, patience_s: float = 600) -> None:
+    """Start line of --barrier: jobs sharing a GPU time their steps over the same wall-clock window, not one after
+    another while the others still import torch or warm up. Each job marks itself ready, then waits for all."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / f"{setting}.{os.getpid()}").touch()
+    deadline = time.monotonic() + patience_s
+    while len(list(folder.glob(f"{setting}.*"))) < jobs:
+        if time.monotonic() > deadline:
+            raise SystemExit(f"--barrier {folder}: {jobs} jobs expected, {len(list(folder.glob(setting + '.*')))} "
+                             f"ready after {patience_s:.0f} s")
+        time.sleep(0.02)
+
+
+def profile_steps(trainer, batches, out: Path, rows: int = 30) -> None:
+    """torch.profiler over a few training steps after the timed ones: the ops that take the device's (or, on CPU,
+    the host's) time, summarised as a table for docs/speed.md."""
+    from torch.profiler import ProfilerActivity, profile
+
+    cuda = torch.cuda.is_available()
+    activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if cuda else [])
+    with profile(activities=activities) as prof:
+        for indices in batches:
+            trainer.train_step(indices)
+        if cuda:
+            torch.cuda.synchronize()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    sort = "cuda_time_total" if cuda else "cpu_time_total"
+    out.write_text(f"{len(batches)} steps profiled, sorted by {sort}\n"
+                   + prof.key_averages().table(sort_by=sort, row_limit=rows, max_name_column_width=60))
 
 
 def bench_decoding(model, data, args, device, precision) -> list[dict]:
@@ -171,6 +209,10 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=0, help="torch host threads (0: torch's default on a GPU, 1 on CPU)")
     parser.add_argument("--checkpoint", help="decode with this trained model (outputs of real lengths) instead of "
                         "the first benched one, which has trained a few steps; its data settings must be the bench's")
+    parser.add_argument("--profile", type=int, default=0,
+                        help="also profile this many steps after the timed ones of each setting (profile_*.txt)")
+    parser.add_argument("--barrier", help="folder where jobs started together wait for each other before timing")
+    parser.add_argument("--barrier-jobs", type=int, default=1, help="how many jobs share --barrier")
     parser.add_argument("--out", default="bench_gpu", help="folder for bench_gpu.json and bench_gpu.md")
     args = parser.parse_args()
     device = torch.device("cuda" if torch.cuda.is_available() else "cpu")

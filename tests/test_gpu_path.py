@@ -158,9 +158,12 @@ def test_sigterm_during_a_slow_step_stops_within_10_s(tiny_config, tiny_data, tm
 @pytest.mark.slow
 def test_bench_gpu_quick_runs_and_writes_json_and_markdown(tmp_path):
     out = subprocess.run([sys.executable, str(ROOT / "scripts" / "bench_gpu.py"), "--quick", "--encodings", "sinusoidal",
-                          "t5", "--out", str(tmp_path)], cwd=ROOT, capture_output=True, text=True, timeout=600)
+                          "t5", "--profile", "1", "--out", str(tmp_path)], cwd=ROOT, capture_output=True, text=True,
+                         timeout=600)
     assert out.returncode == 0, out.stderr[-3000:]
     results = json.loads((tmp_path / "bench_gpu.json").read_text())
+    profile = (tmp_path / "profile_sinusoidal_300_eager.txt").read_text()
+    assert "1 steps profiled" in profile and "aten::" in profile  # the ops of a real step, as a table
     assert results["device"] and results["matmul_peak_tflops"] > 0
     assert {r["encoding"] for r in results["train"]} == {"sinusoidal", "t5"}  # a table and a bias: both paths
     assert all(r["target_tokens_per_s"] > 0 and 0 < r["mfu"] < 1 for r in results["train"])
@@ -256,7 +259,11 @@ def test_bench_gpu_concurrency_quick_sums_the_jobs_it_started(tmp_path):
     for r in rows:
         per_job = [json.loads((tmp_path / f"jobs{r['jobs']}" / f"job{i}" / "bench_gpu.json").read_text())["train"][0]
                    for i in range(r["jobs"])]
-        assert r["total_target_tokens_per_s"] == pytest.approx(sum(j["target_tokens_per_s"] for j in per_job))
+        window = max(j["timed_to"] for j in per_job) - min(j["timed_from"] for j in per_job)
+        assert r["total_target_tokens_per_s"] == pytest.approx(sum(j["target_tokens"] for j in per_job) / window)
+        # started together: every job began timing before any other had finished
+        assert max(j["timed_from"] for j in per_job) <= min(j["timed_to"] for j in per_job)
+        assert r["total_target_tokens_per_s"] <= r["sum_of_job_rates"] * (1 + 1e-4)  # epoch-time rounding
     assert "| 2 |" in (tmp_path / "bench_gpu_concurrency.md").read_text()
 
 
