@@ -215,7 +215,9 @@ def main() -> None:
     parser.add_argument("--barrier-jobs", type=int, default=1, help="how many jobs share --barrier")
     parser.add_argument("--out", default="bench_gpu", help="folder for bench_gpu.json and bench_gpu.md")
     args = parser.parse_args()
-    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    from translate.training.device import pick_device
+
+    device = pick_device("cuda" if torch.cuda.is_available() else "cpu")
     precision = "bf16" if device.type == "cuda" else "fp32"
     args.overrides_for_model = [f"model={args.model}"]
     if args.quick:

@@ -171,6 +171,36 @@ def test_bench_gpu_quick_runs_and_writes_json_and_markdown(tmp_path):
     assert results["device"] in (tmp_path / "bench_gpu.md").read_text()
 
 
+def test_picking_cuda_turns_cudnn_attention_off_and_cpu_leaves_it(monkeypatch):
+    """cuDNN's attention rebuilds a graph for each new shape (our batches and decoding steps change shape): whatever
+    asks for a CUDA device gets FlashAttention or the memory-efficient kernel instead; a CPU run changes nothing."""
+    from translate.training import device as device_module
+
+    torch.backends.cuda.enable_cudnn_sdp(True)
+    try:
+        assert device_module.pick_device("cpu").type == "cpu" and torch.backends.cuda.cudnn_sdp_enabled()
+        monkeypatch.setattr(device_module, "_device_named", lambda name: torch.device("cuda", 0))
+        assert device_module.pick_device("cuda").type == "cuda"
+        assert not torch.backends.cuda.cudnn_sdp_enabled()
+    finally:
+        torch.backends.cuda.enable_cudnn_sdp(True)
+
+
+@needs_cuda
+def test_cuda_training_step_runs_no_cudnn_attention(tiny_config, tiny_data, tmp_path):
+    from torch.profiler import ProfilerActivity, profile
+
+    trainer = make_trainer(tiny_config, tiny_data, tmp_path, "encoding=sinusoidal", "train.device=cuda",
+                           device="cuda", precision="bf16")
+    batches = trainer.epoch_batches(0)
+    with profile(activities=[ProfilerActivity.CPU]) as prof:
+        for indices in batches[:2]:
+            trainer.train_step(indices)
+    names = {e.key for e in prof.key_averages()}
+    assert "aten::scaled_dot_product_attention" in names
+    assert not any("cudnn_attention" in n for n in names), sorted(n for n in names if "attention" in n)
+
+
 @needs_cuda
 def test_cuda_bf16_compiled_training_skips_nan_steps_on_the_device(tiny_config, tiny_data, tmp_path):
     trainer = make_trainer(tiny_config, tiny_data, tmp_path, "encoding=t5", "train.compile=true",
