@@ -1,13 +1,10 @@
 """Compose a config as the command line would, in-process: the one way scripts and tests get one."""
 from __future__ import annotations
 
-from pathlib import Path
-
 from omegaconf import DictConfig
 
 from translate.assembly.schemas import register
-
-CONF_DIR = str(Path(__file__).resolve().parents[2] / "conf")
+from translate.config.paths import CONF_DIR
 
 
 def compose(*overrides: str, config_name: str = "config", return_hydra_config: bool = False) -> DictConfig:

@@ -42,9 +42,9 @@ from translate.training.checkpoint import CheckpointError
 from translate.cli.preflight import check_overrides
 from translate.io import WriteError, atomic_write_text
 from translate.training.device import Runtime, pick_device
+from translate.config.paths import CONF_DIR
 
 log = logging.getLogger("translate.evaluate")
-CONF_DIR = str(Path(__file__).resolve().parents[2] / "conf")
 register_schemas()  # before Hydra composes: the YAML groups name their schema
 
 

@@ -42,9 +42,9 @@ from translate.training.config import TrainConfig
 from translate.training.interruption import Interrupted, resume_command
 from translate.assembly.trainer import build_trainer
 from translate.training.trainer import Progress, TrainingDiverged, budget_spent
+from translate.config.paths import CONF_DIR
 
 log = logging.getLogger("translate.train")
-CONF_DIR = str(Path(__file__).resolve().parents[2] / "conf")
 register_schemas()  # before Hydra composes: the YAML groups name their schema
 
 

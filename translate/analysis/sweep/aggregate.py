@@ -264,7 +264,8 @@ class Aggregator:
         """What every row of `setting` on test set `name` is about."""
         seeds = sum(name in job.test_sets() for job in setting.jobs)
         return RowSetting(setting.label, setting.pe, setting.group, name, setting.settings.encoding,
-                          setting.settings.ablation, setting.settings.train_words, setting.settings.model, seeds)
+                          setting.settings.ablation, setting.settings.train_words, setting.settings.model, seeds,
+                          setting.planned_seeds)
 
     def rows(self, setting: Setting, name: str, buckets: list[Bucket]) -> list[ReportRow]:
         jobs = [job for job in setting.jobs if name in job.test_sets()]

@@ -182,7 +182,26 @@ def cells(spans: list[SpanRow], which: Callable[[SpanRow], bool], span: Callable
     return [r for r in spans if which(r) and span(r) and r.compared is not None]
 
 
+def pending(r: RowSetting) -> Optional[str]:
+    """"pending: 9 of 11 planned seeds" where a comparison pairs fewer seeds than its sweep planned (plan.py): an
+    interim look, shown with its figures but with no verdict word and no star; None once the planned seeds are in
+    (or where no plan is recorded)."""
+    compared = getattr(r, "compared", None)
+    paired = len(compared.bleu.seeds) if compared is not None and compared.bleu.seeds else r.seeds
+    if r.planned_seeds and paired is not None and paired < r.planned_seeds:
+        return f"pending: {paired} of {r.planned_seeds} planned seeds"
+    return None
+
+
+def interim_text(waiting: str) -> str:
+    return f"{waiting}, an interim look: no verdict until the planned seeds are in"
+
+
 def status_of(outcomes: list[str]) -> str:
+    """The verdict over the deciding cells' outcomes (yes, no, unclear, partly, or a pending(...) text)."""
+    waiting = [o for o in outcomes if o.startswith("pending")]
+    if waiting:
+        return waiting[0]
     if not outcomes:
         return "not measured"
     if all(o == "yes" for o in outcomes):
@@ -197,13 +216,14 @@ def zero_dims_claim(spans: list[SpanRow], test_set: Optional[str], margin: float
     verdict = Verdict("(a) Zeroing PE dimensions ≥ 400 barely changes BLEU on short sentences.")
     family = Family("(a)")
     found = cells(spans, is_zero_dims, is_short_span)
-    indices = [family.add(r.compared.bleu.p if decides(r, min_bucket) else None) for r in found]
+    indices = [family.add(r.compared.bleu.p if decides(r, min_bucket) and not pending(r) else None) for r in found]
     outcomes = []
     for r, index in zip(found, indices):
-        significant = family.significant(index)
-        text = equivalence_text(r, margin, significant) if decides(r, min_bucket) else "too few to decide"
+        significant, waiting = family.significant(index), pending(r)
+        text = ("too few to decide" if not decides(r, min_bucket) else interim_text(waiting) if waiting else
+                equivalence_text(r, margin, significant))
         if decides(r, min_bucket) and r.test_set == test_set:
-            outcomes.append("yes" if r.compared.bleu.equivalent else "no" if significant else "unclear")
+            outcomes.append(waiting or ("yes" if r.compared.bleu.equivalent else "no" if significant else "unclear"))
         verdict.add(f"{where(r)}: zero_dims minus sinusoidal {delta_text(r, family, index)}; {text}; "
                     f"{lengths_text(r)}.", r.test_set)
     verdict.status = status_of(outcomes)
@@ -239,7 +259,8 @@ def no_pe_claim(spans: list[SpanRow], test_set: Optional[str], margin: float = M
     for s in short:
         for setting in long_settings:
             lg = long_cell(long, setting)
-            deciding = decides(s, min_bucket) and decides(lg, min_bucket)
+            waiting = pending(s) or pending(lg)
+            deciding = decides(s, min_bucket) and decides(lg, min_bucket) and not waiting
             contrast = independent_contrast(s.compared.bleu.difference(), lg.compared.bleu.difference())
             i_short = family.add(s.compared.bleu.p if deciding else None)
             i_long = family.add(lg.compared.bleu.p if deciding else None)
@@ -248,18 +269,24 @@ def no_pe_claim(spans: list[SpanRow], test_set: Optional[str], margin: float = M
             short_different = family.significant(i_short) and not short_same
             long_worse = family.significant(i_long) and lg.compared.bleu.delta < 0
             contrast_worse = family.significant(i_contrast) and contrast.delta < 0
+            if waiting and decides(s, min_bucket) and decides(lg, min_bucket):
+                outcomes.append(waiting)
+                verdict.add(f"{interim_text(waiting)}.", always_decides=True)
             if deciding:  # every part holds: yes; none: no; the long parts hold and short cannot tell: unclear
                 parts = [short_same, long_worse, contrast_worse]
                 outcomes.append("yes" if all(parts) else "no" if not long_worse and not contrast_worse else
                                 "unclear" if long_worse and contrast_worse and not short_different else "partly")
             verdict.add(f"short, {where(s)}: no PE minus {pe.name} {delta_text(s, family, i_short)}; "
-                        f"{equivalence_text(s, margin, family.significant(i_short))}; {lengths_text(s)}.", s.test_set)
+                        f"{'interim' if waiting else equivalence_text(s, margin, family.significant(i_short))}; "
+                        f"{lengths_text(s)}.", s.test_set)
             verdict.add(f"long, {where(lg)}: {delta_text(lg, family, i_long)}; "
-                        f"{'worse' if long_worse else 'not shown to be worse'}; {lengths_text(lg)}.", lg.test_set,
+                        f"{'interim' if waiting else 'worse' if long_worse else 'not shown to be worse'}; "
+                        f"{lengths_text(lg)}.", lg.test_set,
                         always_decides=True)
             verdict.add(f"Δ_long − Δ_short between the two groups: {contrast.delta:+.2f} [{contrast.low:+.2f}, "
                         f"{contrast.high:+.2f}] BLEU ({p_text(contrast.p)}{family.star(i_contrast)}; {contrast.method}): "
-                        + ("long sentences lose more." if contrast_worse else "not shown that long sentences lose more."),
+                        + ("interim." if waiting else "long sentences lose more." if contrast_worse else
+                           "not shown that long sentences lose more."),
                         always_decides=True)
     beyond = [r for r in spans if is_nope(r) and r.span == "beyond" and r.compared is not None
               and r.test_set in (test_set, LONG_TEST_SET)]
@@ -297,14 +324,16 @@ def diagonal_claim(alignment: list[AlignmentRow], test_set: Optional[str], min_b
     family = Family("(c)")
     outcomes = []
     for r in alignment_cells(alignment, is_nope):
-        deciding = enough(r.short_sentences, min_bucket) and enough(r.long_sentences, min_bucket)
+        enough_sentences = enough(r.short_sentences, min_bucket) and enough(r.long_sentences, min_bucket)
+        waiting = pending(r)
+        deciding = enough_sentences and not waiting
         i_long = family.add(r.gap_long.p if deciding else None)
         i_interaction = family.add(r.gap_interaction.p if deciding else None)
         worse_long = family.significant(i_long) and r.gap_long.delta * r.better < 0
         grows = family.significant(i_interaction) and r.gap_interaction.delta * r.better < 0
         shrinks = family.significant(i_interaction) and r.gap_interaction.delta * r.better > 0
-        if deciding and r.test_set == test_set:
-            outcomes.append("yes" if worse_long and grows else "partly" if worse_long else "no")
+        if enough_sentences and r.test_set == test_set:
+            outcomes.append(waiting or ("yes" if worse_long and grows else "partly" if worse_long else "no"))
         reading = ("no PE aligns worse on long sentences, and more so than on short ones" if worse_long and grows else
                    "no PE aligns worse on long sentences, but less so than on short ones: the gap shrinks with length"
                    if worse_long and shrinks else
@@ -320,7 +349,8 @@ def diagonal_claim(alignment: list[AlignmentRow], test_set: Optional[str], min_b
             f"{quantity_text(r.gap_interaction, family.star(i_interaction))}. Long − short within each model: "
             f"{pe.name} {quantity_text(r.baseline_long_minus_short)}, no PE "
             f"{quantity_text(r.system_long_minus_short)}: "
-            + (reading if deciding else "too few sentences to decide") + ".", r.test_set)
+            + (reading if deciding else interim_text(waiting) if waiting and enough_sentences else
+               "too few sentences to decide") + ".", r.test_set)
     verdict.status = status_of(outcomes)
     verdict.family = family.describe()
     if not verdict.details:
@@ -341,4 +371,5 @@ def thresholds(margin: float = MARGIN, min_bucket: int = MIN_BUCKET) -> str:
             f"the 90% interval of Δ BLEU inside ±{margin:g} (TOST at α = 0.05); worse = a two-sided test, "
             f"Holm-adjusted within the claim's family, below 0; (b) also needs Δ_long − Δ_short between the groups "
             f"below 0; (c) needs no PE to align worse than PE on long sentences and that gap to grow from short to "
-            f"long sentences")
+            f"long sentences; a comparison that pairs fewer seeds than its sweep planned (conf/sweep, the seed list) "
+            f"is pending: its interim figures are shown, with no verdict word and no star")

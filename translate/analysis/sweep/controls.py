@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from translate.analysis.sweep.claims import (Family, Verdict, cells, decides, delta_text, equivalence_text,
-                                             is_short_span, lengths_text, where)
+                                             interim_text, is_short_span, lengths_text, pending, where)
 from translate.analysis.sweep.rows import RowSetting, SpanRow
 from translate.analysis.sweep.rules import MARGIN, MIN_BUCKET
 
@@ -51,11 +51,13 @@ def check_control(control: Control, spans: list[SpanRow], test_set: str | None, 
         return None
     verdict, family, outcomes = Verdict(f"Control: {control.what}."), Family(f"control {control.ablation}"), []
     seen: list[tuple[str, str]] = []  # per deciding span: (test set, "worse" after Holm / "same" by TOST / "unclear")
-    indices = [family.add(r.compared.bleu.p if decides(r, min_bucket) else None) for r in found]
+    indices = [family.add(r.compared.bleu.p if decides(r, min_bucket) and not pending(r) else None) for r in found]
     for r, index in zip(found, indices):
-        significant = family.significant(index)
+        significant, waiting = family.significant(index), pending(r)
         if not decides(r, min_bucket):
             text = "too few to decide"
+        elif waiting:
+            text = interim_text(waiting)
         elif control.must_hurt:
             worse = significant and r.compared.bleu.delta < 0
             seen.append((r.test_set, "worse" if worse else "same" if r.compared.bleu.equivalent else "unclear"))
@@ -64,7 +66,7 @@ def check_control(control: Control, spans: list[SpanRow], test_set: str | None, 
         else:
             text = equivalence_text(r, margin, significant)
         if decides(r, min_bucket) and r.test_set == test_set:
-            outcomes.append(text.split(":")[0].split(" (")[0])
+            outcomes.append(waiting or text.split(":")[0].split(" (")[0])
         verdict.add(f"{where(r)}: {control.ablation} minus sinusoidal {delta_text(r, family, index)}; {text}; "
                     f"{lengths_text(r)}.", r.test_set)
     verdict.status = outcomes[0] if len(set(outcomes)) == 1 else "differs between training groups" if outcomes \

@@ -17,6 +17,8 @@ from translate.analysis.run.report_split import training_lengths
 from translate.analysis.run.settings import ReportSettings
 from translate.data.config import DataConfig
 from translate.data.test_sets import TestSetSpec, parse_test_sets
+from translate.analysis.sweep.errors import SweepError
+from translate.analysis.sweep.plan import planned_seeds
 
 # Keys (dotted, or a section followed by ".") that say where or how a job ran, not what it trained: the top-level seed
 # (jobs differing only in it are seeds of one setting), piece and run_name, and the fields of the run's sections
@@ -27,10 +29,6 @@ NOT_SETTINGS = ("seed", "piece", "run_name", "train.resume", "train.device", "tr
                 "train.compile", "train.log_every", "train.save_every", "train.samples", "data.path",
                 "data.cache_dir", "report.")
 PE_SECTIONS = ("encoding", "ablation")
-
-
-class SweepError(ValueError):
-    pass
 
 
 def flatten(tree: Any, prefix: str = "") -> dict[str, Any]:
@@ -108,6 +106,7 @@ class Job:
     metrics: Optional[RunMetrics] = None   # metrics.json, None while unfinished
     name: str = ""                   # path relative to the sweep folder
     settings: JobSettings = field(default_factory=JobSettings)   # the same config, typed
+    planned_seeds: Optional[int] = None   # its sweep's planned seed count (plan.py); None: outside any plan
 
     @property
     def finished(self) -> bool:
@@ -164,7 +163,19 @@ def read_job(path: Path, sweep_dir: Path) -> Job:
     config = OmegaConf.to_container(OmegaConf.load(path / "config.yaml"), resolve=True)
     metrics_path = path / "metrics.json"
     metrics = RunMetrics.read(json.loads(metrics_path.read_text(encoding="utf-8"))) if metrics_path.exists() else None
-    return Job(path, flatten(config), metrics, str(path.relative_to(sweep_dir)), JobSettings.read(config))
+    return Job(path, flatten(config), metrics, str(path.relative_to(sweep_dir)), JobSettings.read(config),
+               planned_seeds(path))
+
+
+def plan_evaluations(jobs: list[Job]) -> None:
+    """An evaluation-only job (a test-time control: no .hydra of its own) is planned like the job whose checkpoint
+    it scored, found beside it by that checkpoint's folder name."""
+    by_folder = {job.path: job for job in jobs}
+    for job in jobs:
+        if job.planned_seeds is None and job.metrics is not None and job.metrics.checkpoint:
+            source = by_folder.get(job.path.parent / Path(job.metrics.checkpoint).parent.name)
+            if source is not None and source is not job:
+                job.planned_seeds = source.planned_seeds
 
 
 def job_folders(sweep_dir: Path) -> list[Path]:
@@ -183,6 +194,7 @@ def find_jobs(sweep_dir: Path) -> list[Job]:
         raise SweepError(f"sweep folder {sweep_dir} does not exist; expected a hydra.sweep.dir such as "
                          f"sweeps/encodings")
     jobs = [read_job(folder, sweep_dir) for folder in job_folders(sweep_dir)]
+    plan_evaluations(jobs)
     if not any(job.finished for job in jobs):
         raise SweepError(f"no finished job under {sweep_dir}: no run folder there has a metrics.json "
                          f"({len(jobs)} unfinished)")
@@ -218,6 +230,11 @@ class Setting:
     @property
     def seeds(self) -> list:
         return [job.seed for job in self.jobs]
+
+    @property
+    def planned_seeds(self) -> Optional[int]:
+        """The seeds its sweep planned (the largest its jobs name); None where no job is part of a plan."""
+        return max((job.planned_seeds for job in self.jobs if job.planned_seeds), default=None)
 
 
 def group_settings(jobs: list[Job]) -> list[Setting]:

@@ -145,6 +145,22 @@ def verdicts_of(report: Report) -> list[Verdict]:
                         report.rules.min_bucket)
 
 
+def undecided_lines(verdicts: list[Verdict]) -> list[str]:
+    """The claims the data contradict or cannot decide, and those still waiting for their planned seeds."""
+    def named(v: Verdict) -> str:
+        return f"{v.claim.split(')')[0]}) is {v.status}"
+    lines = []
+    disagree = [named(v) for v in verdicts if v.status in ("not supported", "partly supported", "inconclusive")]
+    if disagree:
+        lines += ["Where the data disagree or cannot decide: " + "; ".join(disagree)
+                  + ". The lines above name the spans and training groups.", ""]
+    waiting = [named(v) for v in verdicts if v.status.startswith("pending")]
+    if waiting:
+        lines += ["Not decided yet: " + "; ".join(waiting) + ". A verdict is read when its sweep's planned seeds are "
+                  "in, not at an earlier look.", ""]
+    return lines
+
+
 def claims_section(report: Report, against: dict[str, Report], verdicts: list[Verdict]) -> list[str]:
     """The three claims' `verdicts` (verdicts_of), each decided on the primary test set and listed on every test
     set; then the controls of (a), and (b) and (c) read against each other encoding of `against` (see
@@ -160,11 +176,7 @@ def claims_section(report: Report, against: dict[str, Report], verdicts: list[Ve
         lines += verdict_lines([no_pe_claim(other.spans, primary, rules.margin, rules.min_bucket, pe),
                                 diagonal_claim(other.alignment, primary, rules.min_bucket, pe)],
                                f" With {encoding} as the PE")
-    disagree = [f"{v.claim.split(')')[0]}) is {v.status}" for v in verdicts
-                if v.status in ("not supported", "partly supported", "inconclusive")]
-    if disagree:
-        lines += ["Where the data disagree or cannot decide: " + "; ".join(disagree)
-                  + ". The lines above name the spans and training groups.", ""]
+    lines += undecided_lines(verdicts)
     lines += seed_caveat(report)
     other = " (in the lines read with another encoding as the PE, against that encoding)" if against else ""
     lines += [f"Wording rules: {thresholds(rules.margin, rules.min_bucket)}. Δ: against sinusoidal PE{other} trained "

@@ -34,6 +34,7 @@ class RowSetting:
     train_words: Optional[str] = None  # "1-9", "11+", "all"
     model: Optional[str] = None
     seeds: Optional[int] = None
+    planned_seeds: Optional[int] = None   # what its sweep planned (plan.py): fewer paired seeds make a verdict pending
 
     def about(self) -> dict[str, Any]:
         """These fields alone, to start a row of another kind about the same setting and test set."""
