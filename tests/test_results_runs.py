@@ -20,7 +20,8 @@ PAGES = [
       ("--pilots", Path("docs/results/runs/claim_a_cpu_pilot"))), True),
     (Path("docs/results/runs/seed_repro_cpu"), "write_results.py", Path("docs/results_600_steps.md"), (), False),
     (Path("docs/results/runs/encodings_cpu"), "write_encodings_results.py", Path("docs/encodings_results.md"),
-     (("--extrapolation", Path("docs/results/runs/length_extrapolation_cpu")),), True),
+     (("--extrapolation", Path("docs/results/runs/length_extrapolation_cpu")),
+      ("--published", Path("docs/results/runs/extrapolation_published_cpu"))), True),
 ]
 IDS = [page.stem for _, _, page, _, _ in PAGES]
 

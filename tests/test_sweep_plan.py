@@ -116,3 +116,14 @@ def test_the_page_names_a_pending_claim_apart_from_those_the_data_contradict():
     assert lines[0].startswith("Where the data disagree or cannot decide: (b) is ") and "(a)" not in lines[0]
     assert lines[2] == ("Not decided yet: (a) is pending: 9 of 11 planned seeds. A verdict is read when its sweep's "
                         "planned seeds are in, not at an earlier look.")
+
+
+def test_a_page_from_a_sweep_in_progress_names_the_planned_settings_it_lacks(tmp_path):
+    from translate.analysis.sweep.plan import planned_but_missing
+
+    write_conf(tmp_path)
+    runs = tmp_path / "runs"
+    ran = [job_folder(runs, f"s{seed}", f"seed={seed}", "+sweep/pe=sinusoidal", "+sweep=[longer]") for seed in (1, 2)]
+    assert planned_but_missing(ran, "+sweep/pe", str(tmp_path)) == ["sinusoidal_zero_dims"]
+    ran.append(job_folder(runs, "z1", "seed=1", "+sweep/pe=sinusoidal_zero_dims", "+sweep=[longer]"))
+    assert planned_but_missing(ran, "+sweep/pe", str(tmp_path)) == []

@@ -89,3 +89,15 @@ def planned_seeds(folder: Path, conf_dir: str = CONF_DIR) -> Optional[int]:
         plan = sweep_plan(name, conf_dir)
         seeds, options = plan.seeds or seeds, options | plan.options
     return seeds if SweepPlan(seeds, options).covers(overrides) else None
+
+
+def planned_but_missing(folders: list[Path], key: str, conf_dir: str = CONF_DIR) -> list[str]:
+    """The values of swept `key` (e.g. +sweep/pe) that the sweeps of the jobs in `folders` plan and none of those
+    jobs ran: what a page built from a sweep still in progress lacks."""
+    overrides = [o for o in (job_overrides(f) for f in folders) if o is not None]
+    planned: dict[str, None] = {}
+    for names in dict.fromkeys(o.get(SWEEP_OPTION, "") for o in overrides):
+        for name in (n.strip() for n in names.strip("[]").split(",") if n.strip()):
+            planned |= dict.fromkeys(sweep_plan(name, conf_dir).options.get(key, ()))
+    ran = {o.get(key) for o in overrides}
+    return [value for value in planned if value not in ran]

@@ -20,6 +20,7 @@ from typing import Optional, Sequence
 
 from translate.analysis.sweep.aggregate import ALL, Report
 from translate.analysis.sweep.jobs import Job
+from translate.analysis.sweep.plan import planned_but_missing
 from translate.analysis.sweep.rows import Delta, ReportRow
 from translate.analysis.sweep.rules import verdict_word
 from translate.analysis.sweep.tables import markdown_table, number, worded_cell
@@ -135,6 +136,12 @@ def lead_ruled_out(deltas: Sequence[Optional[Delta]]) -> str:
             f"on {above} of {len(highs)}")
 
 
+def missing_text(jobs: list[Job]) -> str:
+    """" Planned and not in these runs yet: rope, alibi." (plan.planned_but_missing), or nothing."""
+    missing = planned_but_missing([job.path for job in jobs], "+sweep/pe")
+    return f" Planned by its sweep and not in these runs yet: {', '.join(missing)}." if missing else ""
+
+
 def published_section(report: Report, jobs: list[Job], folder: str) -> list[str]:
     """`## Length extrapolation against published results`: the table per encoding and, per published finding, the
     direction this corpus shows."""
@@ -152,7 +159,8 @@ def published_section(report: Report, jobs: list[Job], folder: str) -> list[str]
                 "sentence" if columns.long_set else "; no test set here holds only longer sentences")
              + ". BLEU is the mean over seeds ± the SD between them, with the length ratio (output words per "
              "reference word: below 1 the model stops early); Δ against the baseline with its 95% interval and the "
-             "report's word. Where both score near 0, \"about the same\" says only that both fail.", ""]
+             "report's word. Where both score near 0, \"about the same\" says only that both fail."
+             + missing_text(jobs), ""]
     header = ["encoding", "kind", "seeds"]
     for test_set, bucket in columns.in_range + columns.beyond:
         header += [f"`{test_set}` {bucket}", "Δ BLEU"]
