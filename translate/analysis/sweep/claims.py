@@ -216,10 +216,12 @@ def zero_dims_claim(spans: list[SpanRow], test_set: Optional[str], margin: float
     verdict = Verdict("(a) Zeroing PE dimensions ≥ 400 barely changes BLEU on short sentences.")
     family = Family("(a)")
     found = cells(spans, is_zero_dims, is_short_span)
-    indices = [family.add(r.compared.bleu.p if decides(r, min_bucket) and not pending(r) else None) for r in found]
+    waitings = [pending(r) for r in found]
+    indices = [family.add(r.compared.bleu.p if decides(r, min_bucket) and not waiting else None)
+               for r, waiting in zip(found, waitings)]
     outcomes = []
-    for r, index in zip(found, indices):
-        significant, waiting = family.significant(index), pending(r)
+    for r, index, waiting in zip(found, indices, waitings):
+        significant = family.significant(index)
         text = ("too few to decide" if not decides(r, min_bucket) else interim_text(waiting) if waiting else
                 equivalence_text(r, margin, significant))
         if decides(r, min_bucket) and r.test_set == test_set:
@@ -260,7 +262,8 @@ def no_pe_claim(spans: list[SpanRow], test_set: Optional[str], margin: float = M
         for setting in long_settings:
             lg = long_cell(long, setting)
             waiting = pending(s) or pending(lg)
-            deciding = decides(s, min_bucket) and decides(lg, min_bucket) and not waiting
+            enough_sentences = decides(s, min_bucket) and decides(lg, min_bucket)
+            deciding = enough_sentences and not waiting
             contrast = independent_contrast(s.compared.bleu.difference(), lg.compared.bleu.difference())
             i_short = family.add(s.compared.bleu.p if deciding else None)
             i_long = family.add(lg.compared.bleu.p if deciding else None)
@@ -269,7 +272,7 @@ def no_pe_claim(spans: list[SpanRow], test_set: Optional[str], margin: float = M
             short_different = family.significant(i_short) and not short_same
             long_worse = family.significant(i_long) and lg.compared.bleu.delta < 0
             contrast_worse = family.significant(i_contrast) and contrast.delta < 0
-            if waiting and decides(s, min_bucket) and decides(lg, min_bucket):
+            if waiting and enough_sentences:
                 outcomes.append(waiting)
                 verdict.add(f"{interim_text(waiting)}.", always_decides=True)
             if deciding:  # every part holds: yes; none: no; the long parts hold and short cannot tell: unclear

@@ -51,9 +51,11 @@ def check_control(control: Control, spans: list[SpanRow], test_set: str | None, 
         return None
     verdict, family, outcomes = Verdict(f"Control: {control.what}."), Family(f"control {control.ablation}"), []
     seen: list[tuple[str, str]] = []  # per deciding span: (test set, "worse" after Holm / "same" by TOST / "unclear")
-    indices = [family.add(r.compared.bleu.p if decides(r, min_bucket) and not pending(r) else None) for r in found]
-    for r, index in zip(found, indices):
-        significant, waiting = family.significant(index), pending(r)
+    waitings = [pending(r) for r in found]
+    indices = [family.add(r.compared.bleu.p if decides(r, min_bucket) and not waiting else None)
+               for r, waiting in zip(found, waitings)]
+    for r, index, waiting in zip(found, indices, waitings):
+        significant = family.significant(index)
         if not decides(r, min_bucket):
             text = "too few to decide"
         elif waiting:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Optional
 
@@ -42,6 +43,7 @@ def swept_values(value: object) -> Optional[tuple[str, ...]]:
     return None if "(" in text else tuple(v.strip() for v in text.split(","))
 
 
+@lru_cache(maxsize=None)   # read once per report, not once per job
 def sweep_plan(name: str, conf_dir: str = CONF_DIR) -> SweepPlan:
     """conf/sweep/NAME.yaml's plan, over the sweep files it extends (its own values win, as `_self_` last does)."""
     path = Path(conf_dir) / "sweep" / f"{name}.yaml"
@@ -77,18 +79,24 @@ def job_overrides(folder: Path) -> Optional[dict[str, str]]:
     return dict(line.split("=", 1) for line in lines if isinstance(line, str) and "=" in line)
 
 
+def launched_by(sweeps: str, conf_dir: str = CONF_DIR) -> SweepPlan:
+    """The plan of a job's `+sweep` value ("[claim_a_cpu]", "[encodings,seeds]"): its sweeps' plans in order, the
+    last that names seeds giving the count, later options over earlier ones (as Hydra composes them)."""
+    seeds, options = None, {}
+    for name in (n.strip() for n in sweeps.strip("[]").split(",") if n.strip()):
+        plan = sweep_plan(name, conf_dir)
+        seeds, options = plan.seeds or seeds, options | plan.options
+    return SweepPlan(seeds, options)
+
+
 def planned_seeds(folder: Path, conf_dir: str = CONF_DIR) -> Optional[int]:
     """The seed count planned for the job in `folder`: its sweeps' (the last that names seeds), when the job is one
     of their planned jobs; None for a job launched without a sweep or outside the plan."""
     overrides = job_overrides(folder)
     if overrides is None or SWEEP_OPTION not in overrides:
         return None
-    names = [n.strip() for n in overrides[SWEEP_OPTION].strip("[]").split(",") if n.strip()]
-    seeds, options = None, {}
-    for name in names:
-        plan = sweep_plan(name, conf_dir)
-        seeds, options = plan.seeds or seeds, options | plan.options
-    return seeds if SweepPlan(seeds, options).covers(overrides) else None
+    plan = launched_by(overrides[SWEEP_OPTION], conf_dir)
+    return plan.seeds if plan.covers(overrides) else None
 
 
 def planned_but_missing(folders: list[Path], key: str, conf_dir: str = CONF_DIR) -> list[str]:
@@ -96,8 +104,7 @@ def planned_but_missing(folders: list[Path], key: str, conf_dir: str = CONF_DIR)
     jobs ran: what a page built from a sweep still in progress lacks."""
     overrides = [o for o in (job_overrides(f) for f in folders) if o is not None]
     planned: dict[str, None] = {}
-    for names in dict.fromkeys(o.get(SWEEP_OPTION, "") for o in overrides):
-        for name in (n.strip() for n in names.strip("[]").split(",") if n.strip()):
-            planned |= dict.fromkeys(sweep_plan(name, conf_dir).options.get(key, ()))
+    for sweeps in dict.fromkeys(o.get(SWEEP_OPTION, "") for o in overrides):
+        planned |= dict.fromkeys(launched_by(sweeps, conf_dir).options.get(key, ()))
     ran = {o.get(key) for o in overrides}
     return [value for value in planned if value not in ran]
