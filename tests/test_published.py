@@ -88,3 +88,25 @@ def test_the_section_reads_trained_buckets_in_range_and_the_all_longer_test_set_
     assert any(line.startswith("  - learned: beyond the training lengths ") for line in lines)
     assert not any(line.startswith("  - sinusoidal") for line in lines)     # the baseline is not compared to itself
     assert any(line.startswith("  - alibi: not compared") for line in lines)
+
+
+def test_an_encoding_with_fewer_seeds_than_planned_is_shown_as_an_interim_look(tmp_path):
+    """Run 3's committed jobs with t5 cut to seed 1 of its sweep's 3: its row and its reading are pending, with Δ and
+    its interval but no p, star or word; sinusoidal, with its 3 seeds, stays the baseline."""
+    runs = ROOT / "docs" / "results" / "runs" / "extrapolation_published_cpu"
+    for job in runs.iterdir():
+        if job.is_dir() and not (job.name.startswith("t5_") and not job.name.endswith("seed1")):
+            shutil.copytree(job, tmp_path / job.name)
+    report = build_report(tmp_path, samples=200, hparams=False)
+    lines = published_section(report, find_jobs(tmp_path), "runs")
+    t5 = next(line for line in lines if line.startswith("| t5 |"))
+    assert "| relative | pending: 1 of 3 planned seeds |" in t5
+    assert t5.count(" interim") == t5.count("ratio ") > 0
+    assert "(p" not in t5 and "*" not in t5 and "better" not in t5 and "worse" not in t5 and "inconclusive" not in t5
+    assert ("  - t5 (relative): pending: 1 of 3 planned seeds, an interim look: no verdict until the planned seeds "
+            "are in.") in lines
+    none = next(line for line in lines if line.startswith("| none |"))
+    assert "| none | 3 |" in none and "(p" in none                         # a finished comparison keeps its words
+    compared = [r for r in report.rows if r.compared.bleu is not None and r.decides]
+    assert all(r.compared.bleu.holm is None for r in compared if r.setting == "t5")   # in no Holm family yet
+    assert all(r.compared.bleu.holm is not None for r in compared if r.setting == "none")

@@ -9,10 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from translate.analysis.sweep.claims import no_pe_claim, pending, zero_dims_claim
+from translate.analysis.sweep.claims import no_pe_claim, zero_dims_claim
 from translate.analysis.sweep.controls import CONTROLS, check_control
 from translate.analysis.sweep.jobs import SweepError, find_jobs
 from translate.analysis.sweep.plan import planned_seeds, sweep_plan
+from translate.analysis.sweep.rules import pending
 
 from test_report_aggregate_claims import span, two_groups, zero_dims
 

@@ -20,7 +20,7 @@ from translate.analysis.sweep.jobs import Job, JobSettings, Setting, SweepError
 from translate.analysis.sweep.references import TestSet, TestSets
 from translate.analysis.sweep.rows import (AlignmentRow, Comparison, Convergence, Delta, ReportRow, RowSetting, Score,
                                           SpanRow)
-from translate.analysis.sweep.rules import Rules
+from translate.analysis.sweep.rules import Rules, pending
 from translate.analysis.sweep.significance import (Difference, ReferenceCache, SentenceStats, bootstrap_interval, compare,
                                            holm, interaction)
 from translate.analysis.sweep.spans import LONG_MIN, SHORT_MAX, alignment_rows, span_rows
@@ -319,13 +319,14 @@ def family_of(row: ReportRow) -> str:
 
 def adjust_for_many_tests(rows: list[ReportRow]) -> None:
     """Each Δ's `holm`: its p Holm-adjusted within the row's family (family_of) over the tests that decide: buckets of
-    fewer than min_bucket sentences are shown, never starred, and not in the family."""
+    fewer than min_bucket sentences are shown, never starred, and not in the family; nor is a comparison at fewer
+    paired seeds than its sweep planned (rules.pending: an interim look, no test yet)."""
     for row in rows:
         row.family = family_of(row)
     for metric in ("bleu", "chrf"):
         families: dict[str, list[Delta]] = {}
         for row in rows:
-            if row.decides:
+            if row.decides and not pending(row):
                 families.setdefault(row.family, []).extend(row.compared.tests(metric))
         for tests in families.values():
             for test, adjusted in zip(tests, holm([test.p for test in tests])):
@@ -336,7 +337,7 @@ def one_seed_bleu_tests(report: Report) -> int:
     """How many one-seed BLEU tests the largest Holm family holds (adjust_for_many_tests)."""
     sizes: dict[str, int] = {}
     for row in report.rows:
-        if row.seeds == 1 and row.decides:
+        if row.seeds == 1 and row.decides and not pending(row):
             sizes[family_of(row)] = sizes.get(family_of(row), 0) + len(row.compared.tests("bleu"))
     return max(sizes.values(), default=0)
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Optional
 
 from translate.analysis.sweep.rows import AlignmentRow, Quantity, RowSetting, SpanRow
-from translate.analysis.sweep.rules import MARGIN, MIN_BUCKET, decides as enough
+from translate.analysis.sweep.rules import MARGIN, MIN_BUCKET, decides as enough, interim_text, pending
 from translate.analysis.sweep.significance import holm, independent_contrast, p_text
 from translate.analysis.sweep.spans import LONG_MIN, SHORT_MAX
 
@@ -180,21 +180,6 @@ def equivalence_text(r: SpanRow, margin: float, significant: bool) -> str:
 def cells(spans: list[SpanRow], which: Callable[[SpanRow], bool], span: Callable[[SpanRow], bool]) -> list[SpanRow]:
     """The compared spans of the settings `which` picks, on the lengths `span` picks."""
     return [r for r in spans if which(r) and span(r) and r.compared is not None]
-
-
-def pending(r: RowSetting) -> Optional[str]:
-    """"pending: 9 of 11 planned seeds" where a comparison pairs fewer seeds than its sweep planned (plan.py): an
-    interim look, shown with its figures but with no verdict word and no star; None once the planned seeds are in
-    (or where no plan is recorded)."""
-    compared = getattr(r, "compared", None)
-    paired = len(compared.bleu.seeds) if compared is not None and compared.bleu.seeds else r.seeds
-    if r.planned_seeds and paired is not None and paired < r.planned_seeds:
-        return f"pending: {paired} of {r.planned_seeds} planned seeds"
-    return None
-
-
-def interim_text(waiting: str) -> str:
-    return f"{waiting}, an interim look: no verdict until the planned seeds are in"
 
 
 def status_of(outcomes: list[str]) -> str:

@@ -16,9 +16,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from translate.analysis.sweep.claims import (Family, Verdict, cells, decides, delta_text, equivalence_text,
-                                             interim_text, is_short_span, lengths_text, pending, where)
+                                             is_short_span, lengths_text, where)
 from translate.analysis.sweep.rows import RowSetting, SpanRow
-from translate.analysis.sweep.rules import MARGIN, MIN_BUCKET
+from translate.analysis.sweep.rules import MARGIN, MIN_BUCKET, interim_text, pending
 
 
 @dataclass(frozen=True)

@@ -22,8 +22,8 @@ from translate.analysis.sweep.aggregate import ALL, Report
 from translate.analysis.sweep.jobs import Job
 from translate.analysis.sweep.plan import planned_but_missing
 from translate.analysis.sweep.rows import Delta, ReportRow
-from translate.analysis.sweep.rules import verdict_word
-from translate.analysis.sweep.tables import markdown_table, number, worded_cell
+from translate.analysis.sweep.rules import interim_text, pending, verdict_word
+from translate.analysis.sweep.tables import comparison_cell, markdown_table, number, worded_cell
 from translate.encodings import AbsoluteEncoding, PositionalEncoding
 
 ENCODINGS_PACKAGE = "translate.encodings."   # the only classes a job's config may name here (nothing else is imported)
@@ -142,6 +142,26 @@ def missing_text(jobs: list[Job]) -> str:
     return f" Planned by its sweep and not in these runs yet: {', '.join(missing)}." if missing else ""
 
 
+def waiting_of(rows: list[ReportRow]) -> dict[str, str]:
+    """{setting: "pending: 1 of 3 planned seeds"} for each setting compared at fewer seeds than its sweep planned
+    (rules.pending, on any of its rows): its figures are an interim look, shown without p, star or word."""
+    waiting = {}
+    for row in rows:
+        text = pending(row) if row.compared.bleu is not None else None
+        if text and row.setting not in waiting:
+            waiting[row.setting] = text
+    return waiting
+
+
+def delta_cell(row: Optional[ReportRow], waiting: Optional[str], margin: float) -> str:
+    """Δ with its interval, p, star and word; for a pending setting Δ and its interval only, marked interim."""
+    if row is None:
+        return "–"
+    if waiting and row.compared.bleu is not None and row.compared.bleu.delta is not None:
+        return f"{comparison_cell(row.compared.bleu, decides=False)} interim"
+    return worded_cell(row.compared.bleu, row.decides, margin)
+
+
 def published_section(report: Report, jobs: list[Job], folder: str) -> list[str]:
     """`## Length extrapolation against published results`: the table per encoding and, per published finding, the
     direction this corpus shows."""
@@ -152,6 +172,7 @@ def published_section(report: Report, jobs: list[Job], folder: str) -> list[str]
     cell = {(r.setting, r.test_set, r.bucket): r for r in rows}
     settings = list(dict.fromkeys(r.setting for r in report.rows if r.bucket == ALL))
     encodings = {r.setting: r.encoding for r in report.rows}
+    waiting = waiting_of(report.rows)
     lines = ["## Length extrapolation against published results", "",
              f"From `{folder}`: every encoding trained on the same short sentences, against {report.baseline or '–'} "
              "with the same seed, tested at the same step. In range: the lengths trained on"
@@ -159,18 +180,19 @@ def published_section(report: Report, jobs: list[Job], folder: str) -> list[str]
                 "sentence" if columns.long_set else "; no test set here holds only longer sentences")
              + ". BLEU is the mean over seeds ± the SD between them, with the length ratio (output words per "
              "reference word: below 1 the model stops early); Δ against the baseline with its 95% interval and the "
-             "report's word. Where both score near 0, \"about the same\" says only that both fail."
+             "report's word. Where both score near 0, \"about the same\" says only that both fail. An encoding with "
+             "fewer seeds than its sweep planned is pending: its Δ is an interim look, shown without p, star or word."
              + missing_text(jobs), ""]
     header = ["encoding", "kind", "seeds"]
     for test_set, bucket in columns.in_range + columns.beyond:
         header += [f"`{test_set}` {bucket}", "Δ BLEU"]
     table = []
     for setting in settings:
-        line = [setting, kinds.get(encodings[setting], "?"),
-                str(next((r.seeds for r in rows if r.setting == setting), "–"))]
+        seeds = str(next((r.seeds for r in rows if r.setting == setting), "–"))
+        line = [setting, kinds.get(encodings[setting], "?"), waiting.get(setting, seeds)]
         for test_set, bucket in columns.in_range + columns.beyond:
             row = cell.get((setting, test_set, bucket))
-            line += [score_text(row), worded_cell(row.compared.bleu, row.decides, margin) if row else "–"]
+            line += [score_text(row), delta_cell(row, waiting.get(setting), margin)]
         table.append(line)
     lines += markdown_table(header, table) + [""]
     lines += ["### What the published results predict, and what this corpus shows", "",
@@ -178,6 +200,9 @@ def published_section(report: Report, jobs: list[Job], folder: str) -> list[str]
     compared = {r.setting for r in rows if r.compared.bleu is not None}   # every setting but the baseline
     relative = [s for s in settings if "relative" in kinds.get(encodings[s], "") and s in compared]
     for setting in relative:
+        if setting in waiting:
+            lines.append(f"  - {setting} ({kinds[encodings[setting]]}): {interim_text(waiting[setting])}.")
+            continue
         words_in = [word_of(cell.get((setting, t, b)), margin) for t, b in columns.in_range]
         beyond = [cell.get((setting, t, b)) for t, b in columns.beyond]
         deciding = [row.compared.bleu for row in beyond if row is not None and row.decides]
@@ -193,6 +218,9 @@ def published_section(report: Report, jobs: list[Job], folder: str) -> list[str]
                  "training lengths but level within them (above) agree with it; another absolute encoding against "
                  "the baseline:")
     for setting in absolute:
+        if setting in waiting:
+            lines.append(f"  - {setting}: {interim_text(waiting[setting])}.")
+            continue
         words_beyond = [word_of(cell.get((setting, t, b)), margin) for t, b in columns.beyond]
         lines.append(f"  - {setting}: beyond the training lengths "
                      f"{', '.join(w or '–' for w in words_beyond) or 'not measured'}.")

@@ -1,5 +1,6 @@
 """What decides a verdict, in one place: the smallest bucket that decides and the margin of "about the same" (their
-defaults are the run's own `report` settings, ReportSettings), and the test every table, span and claim applies."""
+defaults are the run's own `report` settings, ReportSettings), the test every table, span and claim applies, and when
+a comparison is only an interim look (fewer paired seeds than its sweep planned)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -8,7 +9,7 @@ from typing import TYPE_CHECKING, Optional
 from translate.analysis.run.settings import ReportSettings
 
 if TYPE_CHECKING:
-    from translate.analysis.sweep.rows import Delta
+    from translate.analysis.sweep.rows import Delta, RowSetting
 
 MIN_BUCKET: int = ReportSettings.min_bucket          # report.min_bucket: smaller buckets are shown but decide nothing
 MARGIN: float = ReportSettings.equivalence_margin    # report.equivalence_margin: ±BLEU of "about the same"
@@ -28,6 +29,22 @@ def verdict_word(delta: "Delta", decides_: bool, margin: float = MARGIN) -> str:
     if delta.holm is not None and delta.holm < 0.05:
         return "better" if delta.delta > 0 else "worse"
     return "about the same" if delta.difference().equivalent(margin) else "inconclusive"
+
+
+def pending(r: "RowSetting") -> Optional[str]:
+    """"pending: 9 of 11 planned seeds" where a comparison pairs fewer seeds than its sweep planned (plan.py): an
+    interim look, shown with its figures but with no verdict word and no star; None once the planned seeds are in
+    (or where no plan is recorded)."""
+    compared = getattr(r, "compared", None)
+    bleu = compared.bleu if compared is not None else None   # the baseline's own rows compare nothing
+    paired = len(bleu.seeds) if bleu is not None and bleu.seeds else r.seeds
+    if r.planned_seeds and paired is not None and paired < r.planned_seeds:
+        return f"pending: {paired} of {r.planned_seeds} planned seeds"
+    return None
+
+
+def interim_text(waiting: str) -> str:
+    return f"{waiting}, an interim look: no verdict until the planned seeds are in"
 
 
 @dataclass
