@@ -12,7 +12,7 @@ import pytest
 from translate.analysis.sweep.claims import no_pe_claim, zero_dims_claim
 from translate.analysis.sweep.controls import CONTROLS, check_control
 from translate.analysis.sweep.jobs import SweepError, find_jobs
-from translate.analysis.sweep.plan import planned_seeds, sweep_plan
+from translate.analysis.sweep.plan import planned_but_missing, planned_seeds, sweep_plan
 from translate.analysis.sweep.rules import pending
 
 from test_report_aggregate_claims import span, two_groups, zero_dims
@@ -120,8 +120,6 @@ def test_the_page_names_a_pending_claim_apart_from_those_the_data_contradict():
 
 
 def test_a_page_from_a_sweep_in_progress_names_the_planned_settings_it_lacks(tmp_path):
-    from translate.analysis.sweep.plan import planned_but_missing
-
     write_conf(tmp_path)
     runs = tmp_path / "runs"
     ran = [job_folder(runs, f"s{seed}", f"seed={seed}", "+sweep/pe=sinusoidal", "+sweep=[longer]") for seed in (1, 2)]
