@@ -4,13 +4,15 @@
 # files come back, so the benches' outputs are packed into $OUT/window.tgz after each stage). The timings run first
 # and alone: in the first window the CPU test suite ran beside them and slowed eager steps up to 5x (docs/speed.md).
 #   1. model=base throughput, eager, four encodings, each with a torch.profiler table of 3 steps (scripts/bench_gpu.py);
-#   2. aggregate tokens/s of 1, 4, 8 and 16 model=small jobs sharing the GPU (scripts/bench_gpu_concurrency.py;
-#      the jobs time their steps over one wall-clock window);
-#   3. model=base compiled, sinusoidal (about 25 s of compiling per batch shape on an H200), profiled too;
-#   4. `translate.train train=gpu model=base` end to end, eager (stage 3 compiled; compiling its 6 shapes would take
-#      the 2-minute budget), without AER (eflomal is not carried: a source package);
-#   5. greedy and beam-4 decoding sentences/s with that trained model (outputs of real lengths);
-#   6. the CUDA-only tests (two passed on an H200), then the fast suite, in whatever time is left.
+#   2. the CUDA-only tests (the first two passed on an H200; the third checks that no cuDNN attention runs);
+#   3. `translate.train train=gpu model=base` end to end, eager (compiling its 6 shapes would take its budget),
+#      without AER (eflomal is not carried: a source package);
+#   4. greedy and beam-4 decoding sentences/s with that trained model (outputs of real lengths);
+#   5. aggregate tokens/s of 1, 8 and 16 model=small jobs sharing the GPU (scripts/bench_gpu_concurrency.py;
+#      the jobs time their steps over one wall-clock window; 4 jobs were measured in an earlier window);
+#   6. model=base compiled, sinusoidal (about 25 s of compiling per batch shape on an H200), profiled too;
+#   7. the fast suite, in whatever time is left.
+# The stages that earlier windows never reached come before the ones they already measured once.
 # Each stage writes its output to its own log (tails echoed): a process a stage leaves behind (inductor's compile
 # workers) then holds a file, not the call's output, which would keep the call open to its limit.
 #   there:  bash scripts/gpu_check.sh        (carry .gpu_bundle from scripts/gpu_bundle.sh)
@@ -47,14 +49,14 @@ python3 -c "import torch, sys; print('python', sys.version.split()[0], 'torch', 
 
 stage base_eager 75 python3 scripts/bench_gpu.py --model base --batch-tokens 24000 --compile off --warmup 5 \
   --steps 20 --profile 3 --sentences 0 --out "$W/base_eager"
-stage concurrency 150 python3 scripts/bench_gpu_concurrency.py --jobs 1 4 8 16 --steps 30 --out "$W/concurrency"
-stage base_compiled 110 python3 scripts/bench_gpu.py --model base --encodings sinusoidal --batch-tokens 24000 \
-  --compile on --warmup 12 --steps 20 --profile 3 --sentences 0 --out "$W/base_compiled"
-stage train_base 90 python3 -m translate.train train=gpu model=base train.max_steps=5000 train.max_minutes=0.6 \
+stage cuda_tests 70 python3 -m pytest -q -p no:cacheprovider -rs -k cuda tests/test_gpu_path.py
+stage train_base 80 python3 -m translate.train train=gpu model=base train.max_steps=5000 train.max_minutes=0.5 \
   train.compile=false train.valid_every=1000 train.save_every=100000 report.alignment_error_rate=false \
   hydra.run.dir="$W/run_base"
-stage decode 50 python3 scripts/bench_gpu.py --model base --encodings --checkpoint "$W/run_base/last.pt" \
+stage decode 60 python3 scripts/bench_gpu.py --model base --encodings --checkpoint "$W/run_base/last.pt" \
   --sentences 2000 --out "$W/decode"
-stage cuda_tests 80 python3 -m pytest -q -p no:cacheprovider -rs -k cuda tests/test_gpu_path.py
+stage concurrency 150 python3 scripts/bench_gpu_concurrency.py --jobs 1 8 16 --steps 20 --out "$W/concurrency"
+stage base_compiled 110 python3 scripts/bench_gpu.py --model base --encodings sinusoidal --batch-tokens 24000 \
+  --compile on --warmup 12 --steps 20 --profile 3 --sentences 0 --out "$W/base_compiled"
 stage fast_suite 200 python3 -m pytest -q -p no:cacheprovider -m "not slow" -n 8
 echo "== done, $(( DEADLINE - $(date +%s) )) s to spare"
