@@ -192,6 +192,15 @@ def test_the_gpu_claims_sweep_is_the_cpu_one_on_a_gpu_in_fp32_in_its_own_folder(
     assert compose_job("+sweep=claims_gpu").hydra.launcher.n_jobs == 12
 
 
+@pytest.mark.parametrize("name", ["claims_gpu", "extrapolation_published_gpu", "claim_a_gpu"])
+def test_a_gpu_sweep_saves_its_jobs_once_at_the_end(name):
+    """A GPU piece never resumes in a later call, so saving every 100 steps would only load the machine's disk."""
+    for job in sweep_jobs(f"+sweep=[{name}]"):
+        cfg = compose_job(*job)
+        assert cfg.train.save_every == cfg.train.max_steps
+        assert validate_config(cfg).train.save_every == cfg.train.max_steps
+
+
 def test_claim_a_on_a_gpu_runs_every_setting_with_three_seeds_at_once_and_its_pilots_first():
     jobs = [compose_job(*job) for job in sweep_jobs("+sweep=[claim_a_gpu]")]
     settings = sorted((cfg.encoding.name, cfg.ablation.name, cfg.seed) for cfg in jobs)
