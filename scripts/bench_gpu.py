@@ -143,34 +143,41 @@ def profile_steps(trainer, batches, out: Path, rows: int = 30) -> None:
 
 
 def bench_decoding(model, data, args, device, precision) -> list[dict]:
-    from translate.data.batching import pad_rows
+    """Greedy and beam-4 sentences/s, once per --decode-batch-tokens (default: each search's configured batch)."""
     from dataclasses import replace
 
-    from translate.decoding.search import search
     from translate.assembly.settings import typed
-    from translate.decoding.settings import DecodeSettings, SpecialIds
-    from translate.decoding.translator import length_batches
+    from translate.decoding.settings import DecodeSettings
 
-    tok = data.tokenizer
     sources = (data.splits["test"].src + data.splits["valid"].src + data.splits["train"].src)[: args.sentences]
     model.eval()
-    autocast = torch.autocast(device.type, dtype=torch.bfloat16) if precision == "bf16" else torch.autocast(
-        device.type, enabled=False)
     rows = []
     for name, beam in (("greedy", 1), ("beam4", 4)):
         settings = typed(compose(f"decode={'greedy' if beam == 1 else 'beam'}"), "decode", DecodeSettings)
-        settings = replace(settings, beam_size=beam)
-        out_tokens, started = 0, time.perf_counter()
-        with torch.no_grad(), autocast:
-            for batch in length_batches([len(s) + 1 for s in sources], settings.batch_tokens):
-                src = pad_rows([sources[i] for i in batch], tok.pad_id, last=tok.eos_id).to(device)
-                out = search(model, src, specials=SpecialIds.of(tok), settings=settings)
-                out_tokens += sum(len(h) for h in out)
-        sync(device)
-        seconds = time.perf_counter() - started
-        rows.append({"search": name, "sentences": len(sources), "sentences_per_s": len(sources) / seconds,
-                     "mean_output_tokens": out_tokens / len(sources)})
+        for batch_tokens in args.decode_batch_tokens or [settings.batch_tokens]:
+            rows.append(decode_all(model, sources, data.tokenizer, device, precision, name,
+                                   replace(settings, beam_size=beam, batch_tokens=batch_tokens)))
     return rows
+
+
+def decode_all(model, sources, tok, device, precision, name: str, settings) -> dict:
+    """Sentences/s of decoding every source, in length-sorted batches of settings.batch_tokens source tokens."""
+    from translate.data.batching import pad_rows
+    from translate.decoding.search import search
+    from translate.decoding.settings import SpecialIds
+    from translate.decoding.translator import length_batches
+
+    autocast = torch.autocast(device.type, dtype=torch.bfloat16, enabled=precision == "bf16")
+    out_tokens, started = 0, time.perf_counter()
+    with torch.no_grad(), autocast:
+        for batch in length_batches([len(s) + 1 for s in sources], settings.batch_tokens):
+            src = pad_rows([sources[i] for i in batch], tok.pad_id, last=tok.eos_id).to(device)
+            out = search(model, src, specials=SpecialIds.of(tok), settings=settings)
+            out_tokens += sum(len(h) for h in out)
+    sync(device)
+    seconds = time.perf_counter() - started
+    return {"search": name, "batch_tokens": settings.batch_tokens, "sentences": len(sources),
+            "sentences_per_s": len(sources) / seconds, "mean_output_tokens": out_tokens / len(sources)}
 
 
 def markdown(results: dict) -> str:
@@ -187,9 +194,10 @@ def markdown(results: dict) -> str:
                      f"{r['target_tokens_per_s']:,.0f} | {r['tflops']:.2f} | {100 * r['mfu']:.1f}% | "
                      f"{r['peak_memory_gib']:.2f} | {r['graphs']} | {ratio:.2f} |")
     lines += ["", f"Decoding with {results.get('decode_checkpoint', 'the first benched model (a few training steps)')}:",
-              "", "| decoding | sentences | sentences/s | mean output tokens |", "|---|---|---|---|"]
+              "", "| decoding | batch source tokens | sentences | sentences/s | mean output tokens |",
+              "|---|---|---|---|---|"]
     for r in results["decode"]:
-        lines.append(f"| {r['search']} | {r['sentences']} | {r['sentences_per_s']:,.1f} | "
+        lines.append(f"| {r['search']} | {r['batch_tokens']} | {r['sentences']} | {r['sentences_per_s']:,.1f} | "
                      f"{r['mean_output_tokens']:.1f} |")
     return "\n".join(lines) + "\n"
 
@@ -205,6 +213,8 @@ def main() -> None:
     parser.add_argument("--warmup", type=int, default=10, help="steps before timing (compiling included)")
     parser.add_argument("--steps", type=int, default=30, help="timed steps per setting")
     parser.add_argument("--sentences", type=int, default=8000, help="sentences decoded (0: no decoding)")
+    parser.add_argument("--decode-batch-tokens", type=int, nargs="+",
+                        help="source tokens per decoding batch, one row each (default: decode=greedy's and beam's)")
     parser.add_argument("--backend", default="inductor", help="train.compile_backend")
     parser.add_argument("--threads", type=int, default=0, help="torch host threads (0: torch's default on a GPU, 1 on CPU)")
     parser.add_argument("--checkpoint", help="decode with this trained model (outputs of real lengths) instead of "

@@ -7,7 +7,8 @@
 #   2. the CUDA-only tests (the first two passed on an H200; the third checks that no cuDNN attention runs);
 #   3. `translate.train train=gpu model=base` end to end, eager (compiling its 6 shapes would take its budget),
 #      without AER (eflomal is not carried: a source package);
-#   4. greedy and beam-4 decoding sentences/s with that trained model (outputs of real lengths);
+#   4. greedy and beam-4 decoding sentences/s with that trained model (outputs of real lengths), at the
+#      configured 4k source tokens a batch and larger (fewer, fuller decoding steps);
 #   5. aggregate tokens/s of 1, 8 and 16 model=small jobs sharing the GPU (scripts/bench_gpu_concurrency.py;
 #      the jobs time their steps over one wall-clock window; 4 jobs were measured in an earlier window);
 #   6. model=base compiled, sinusoidal (about 25 s of compiling per batch shape on an H200), profiled too;
@@ -49,12 +50,12 @@ python3 -c "import torch, sys; print('python', sys.version.split()[0], 'torch', 
 
 stage base_eager 75 python3 scripts/bench_gpu.py --model base --batch-tokens 24000 --compile off --warmup 5 \
   --steps 20 --profile 3 --sentences 0 --out "$W/base_eager"
-stage cuda_tests 70 python3 -m pytest -q -p no:cacheprovider -rs -k cuda tests/test_gpu_path.py
-stage train_base 80 python3 -m translate.train train=gpu model=base train.max_steps=5000 train.max_minutes=0.5 \
+stage cuda_tests 100 python3 -m pytest -q -p no:cacheprovider -rs -k cuda tests/test_gpu_path.py
+stage train_base 110 python3 -m translate.train train=gpu model=base train.max_steps=5000 train.max_minutes=0.25 \
   train.compile=false train.valid_every=1000 train.save_every=100000 report.alignment_error_rate=false \
   hydra.run.dir="$W/run_base"
 stage decode 60 python3 scripts/bench_gpu.py --model base --encodings --checkpoint "$W/run_base/last.pt" \
-  --sentences 2000 --out "$W/decode"
+  --sentences 2000 --decode-batch-tokens 4000 16000 64000 --out "$W/decode"
 stage concurrency 150 python3 scripts/bench_gpu_concurrency.py --jobs 1 8 16 --steps 20 --out "$W/concurrency"
 stage base_compiled 110 python3 scripts/bench_gpu.py --model base --encodings sinusoidal --batch-tokens 24000 \
   --compile on --warmup 12 --steps 20 --profile 3 --sentences 0 --out "$W/base_compiled"

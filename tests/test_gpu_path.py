@@ -305,9 +305,13 @@ def test_bench_gpu_decodes_with_a_trained_checkpoint(tmp_path):
                              cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert trained.returncode == 0, trained.stderr[-2000:]
     out = subprocess.run([sys.executable, str(ROOT / "scripts" / "bench_gpu.py"), "--quick", "--encodings",
-                          "--checkpoint", str(run / "last.pt"), "--out", str(tmp_path / "bench")],
+                          "--checkpoint", str(run / "last.pt"), "--decode-batch-tokens", "100", "400",
+                          "--out", str(tmp_path / "bench")],
                          cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stderr[-2000:]
     results = json.loads((tmp_path / "bench" / "bench_gpu.json").read_text())
     assert results["train"] == [] and results["decode_checkpoint"].endswith("(step 2)")
-    assert {r["search"] for r in results["decode"]} == {"greedy", "beam4"}
+    assert [(r["search"], r["batch_tokens"]) for r in results["decode"]] == [
+        ("greedy", 100), ("greedy", 400), ("beam4", 100), ("beam4", 400)]  # a row per search and batch size
+    assert all(r["sentences_per_s"] > 0 for r in results["decode"])
+    assert "| greedy | 400 |" in (tmp_path / "bench" / "bench_gpu.md").read_text()
