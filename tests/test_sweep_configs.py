@@ -193,7 +193,7 @@ def test_the_gpu_claims_sweep_is_the_cpu_one_on_a_gpu_in_fp32_in_its_own_folder(
 
 
 @pytest.mark.parametrize("name", ["claims_gpu", "extrapolation_published_gpu", "claim_a_gpu"])
-def test_a_gpu_sweep_saves_its_jobs_once_at_the_end(name):
+def test_a_gpu_sweep_saves_its_jobs_only_at_their_last_step(name):
     """A GPU piece never resumes in a later call, so saving every 100 steps would only load the machine's disk."""
     for job in sweep_jobs(f"+sweep=[{name}]"):
         cfg = compose_job(*job)
