@@ -168,11 +168,12 @@ def decode_all(model, sources, tok, device, precision, name: str, settings) -> d
     from translate.decoding.translator import length_batches
 
     autocast = torch.autocast(device.type, dtype=torch.bfloat16, enabled=precision == "bf16")
+    specials = SpecialIds.of(tok)
     out_tokens, started = 0, time.perf_counter()
     with torch.no_grad(), autocast:
         for batch in length_batches([len(s) + 1 for s in sources], settings.batch_tokens):
             src = pad_rows([sources[i] for i in batch], tok.pad_id, last=tok.eos_id).to(device)
-            out = search(model, src, specials=SpecialIds.of(tok), settings=settings)
+            out = search(model, src, specials=specials, settings=settings)
             out_tokens += sum(len(h) for h in out)
     sync(device)
     seconds = time.perf_counter() - started
