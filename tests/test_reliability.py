@@ -193,6 +193,24 @@ def test_consecutive_nan_steps_stop_training_with_causes(tiny_config, tiny_data,
     assert "learning rate too high (train.lr=" in message and "(train.precision=auto; try fp32)" in message
 
 
+def test_a_run_whose_last_step_is_a_save_step_writes_its_last_checkpoint_once(tiny_config, tiny_data, tmp_path,
+                                                                                   monkeypatch):
+    """Steps 2 and 4 are save steps; 4 is also the last, which the end of training saves: once, not twice."""
+    from translate.training import trainer as trainer_module
+
+    saved, real_save = [], trainer_module.save_checkpoint
+
+    def counting_save(path, state, *args, **kwargs):
+        saved.append((path.name, state["progress"]["step"]))
+        return real_save(path, state, *args, **kwargs)
+
+    monkeypatch.setattr(trainer_module, "save_checkpoint", counting_save)
+    trainer = make_trainer(tiny_config, tiny_data, tmp_path, "train.max_steps=4", "train.save_every=2")
+    trainer.train()
+    assert [s for s in saved if s[0] == "last.pt"] == [("last.pt", 2), ("last.pt", 4)]
+    assert load_checkpoint(tmp_path / "last.pt")["progress"]["step"] == 4
+
+
 def test_resume_in_process_continues_exactly(tiny_config, tiny_data, tmp_path):
     """8 steps straight == 4 steps, save, new Trainer resumed from the checkpoint, 4 more (dropout on)."""
     straight = make_trainer(tiny_config, tiny_data, tmp_path / "a", "train.max_steps=8", "train.log_every=1")

@@ -348,7 +348,7 @@ class Trainer:
             if self.progress.step % t.valid_every == 0:
                 self.validate()
                 window_start = time.perf_counter()
-            if self.progress.step % t.save_every == 0:
+            if self.progress.step % t.save_every == 0 and not self.out_of_budget():  # the end saves it below
                 self.save("last.pt")
         self.settle_timed()
         if stop_asked:
