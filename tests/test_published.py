@@ -11,9 +11,9 @@ import pytest
 
 from translate.analysis.sweep import build_report
 from translate.analysis.sweep.jobs import find_jobs
-from translate.analysis.sweep.published import (direction, encoding_kinds, lead_ruled_out, position_kind,
-                                                published_section)
-from translate.analysis.sweep.rows import Delta
+from translate.analysis.sweep.published import (direction, encoding_kinds, lead_ruled_out, length_gap,
+                                                length_reading, position_kind, published_section, shortfall)
+from translate.analysis.sweep.rows import Comparison, Delta, ReportRow
 from translate.encodings.alibi import ALiBi
 from translate.encodings.learned import Learned
 from translate.encodings.none import NoEncoding
@@ -55,6 +55,34 @@ def test_the_published_size_of_the_lead_is_checked_against_each_interval():
     assert lead_ruled_out([None, Delta(delta=1.0)]) == ""
 
 
+@pytest.mark.parametrize("low, high, shown", [(-0.06, -0.01, "shorter"), (0.01, 0.2, "longer"),
+                                               (-0.05, 0.02, "no length difference shown")])
+def test_a_gap_in_length_is_read_from_the_interval_of_the_length_ratio(low, high, shown):
+    assert length_gap(Delta(delta=(low + high) / 2, low=low, high=high)).endswith(f"], {shown}")
+    assert length_gap(None) == "no Δ of the length ratio"
+
+
+def test_the_length_reading_names_only_the_buckets_where_bleu_is_shown_better_or_worse():
+    def row(holm, delta, decides=True):
+        return ReportRow(decides=decides, compared=Comparison(
+            bleu=Delta(delta, delta - 1, delta + 1, holm, low90=delta - 0.8, high90=delta + 0.8, holm=holm),
+            length_ratio=Delta(-0.05, -0.08, -0.02)))
+    beyond = [("11-17", row(0.001, -3.0)), ("18-20", row(0.4, -1.0)), ("21-30", row(0.01, 2.0)),
+              ("31+", row(0.001, -2.0, decides=False))]
+    assert length_reading("t5", beyond, 1.0) == ("t5: 11-17: BLEU worse, ratio -0.050 [-0.080, -0.020], shorter; "
+                                                 "21-30: BLEU better, ratio -0.050 [-0.080, -0.020], shorter")
+    assert length_reading("t5", beyond[1:2] + beyond[3:], 1.0) is None      # inconclusive, too few: no gap to read
+
+
+def test_the_shortfall_beyond_the_training_lengths_is_read_for_every_encoding():
+    assert shortfall({"a": (1.0, [0.8, 0.5]), "b": (0.99, [0.9, None])}).startswith(
+        "as reported, every encoding's outputs are shorter on each bucket beyond the training lengths than on them "
+        "(beyond: 0.50-0.90)")
+    assert shortfall({"a": (1.0, [0.8, 0.5]), "b": (0.9, [0.95])}) == (
+        "outputs shorter on each bucket beyond the training lengths for 1 of 2 encodings: a")
+    assert shortfall({"a": (None, [0.8])}) == "not measured"
+
+
 @pytest.fixture(scope="module")
 def section(tmp_path_factory):
     folder = tmp_path_factory.mktemp("published") / "runs"
@@ -88,6 +116,20 @@ def test_the_section_reads_trained_buckets_in_range_and_the_all_longer_test_set_
     assert any(line.startswith("  - learned: beyond the training lengths ") for line in lines)
     assert not any(line.startswith("  - sinusoidal") for line in lines)     # the baseline is not compared to itself
     assert any(line.startswith("  - alibi: not compared") for line in lines)
+    varis = next(line for line in lines if line.startswith("- Variš & Bojar 2021"))
+    assert "on `test` 6-10, then on each bucket of `long_concat`: sinusoidal " in varis
+    t5_row = next(r for r in report.rows if r.setting == "t5" and r.bucket == "6-10" and r.test_set == "test")
+    assert f"t5 {t5_row.length_ratio:.2f} → " in varis
+    assert any(line.startswith("  - t5: ") for line in lines[lines.index(varis):])
+
+
+def test_the_length_ratio_gets_a_delta_beside_bleu_and_no_holm_test(section):
+    report, _ = section
+    rows = [r for r in report.rows if r.compared.bleu is not None]
+    assert rows and all(r.compared.length_ratio is not None for r in rows)
+    ratio = rows[0].compared.length_ratio
+    assert ratio.low <= ratio.delta <= ratio.high and ratio.holm is None
+    assert all(d is not ratio for r in rows for m in ("bleu", "chrf") for d in r.compared.tests(m))
 
 
 def test_an_encoding_with_fewer_seeds_than_planned_is_shown_as_an_interim_look(tmp_path):

@@ -37,6 +37,19 @@ def test_scores_from_summed_statistics_equal_sacrebleu(key, metric):
     assert SCORE[key](totals) == pytest.approx([metric()._compute_score_from_stats(list(t)).score for t in totals])
 
 
+def test_the_length_ratio_is_compared_by_the_same_procedure_as_bleu():
+    """Dropping every other word roughly halves each output: Δ of the mean hypothesis/reference word ratio is exactly
+    the difference of the means, its interval and p from the same resamples as BLEU's."""
+    full, halved = SentenceStats.extract(REFS, REFS), SentenceStats.extract(drop_words(REFS, 2), REFS)
+    expected = np.mean([len(h.split()) / len(r.split()) for h, r in zip(drop_words(REFS, 2), REFS)]) - 1.0
+    assert full.score("length_ratio") == pytest.approx(1.0)
+    differences = compare([full], [halved], Groups.singletons(len(REFS)), samples=999)
+    ratio = differences["length_ratio"]
+    assert ratio.delta == pytest.approx(expected) and ratio.high < 0 and ratio.p < 0.01
+    same = compare([full], [full], Groups.singletons(len(REFS)), samples=999)["length_ratio"]
+    assert same.delta == 0 and same.low == same.high == 0
+
+
 def test_pairs_sharing_an_english_or_french_sentence_form_one_group():
     pairs = [Pair("a", "x"), Pair("b", "x"), Pair("c", "y"), Pair("c", "z"), Pair("d", "w"), Pair("e", "z")]
     ids = SentencesOfTest(pairs).groups.ids

@@ -11,6 +11,8 @@ from typing import Sequence
 import numpy as np
 from sacrebleu.metrics import BLEU, CHRF
 
+from translate.scoring.metrics import sentence_length_ratios
+
 
 def _round(x: float) -> float:
     return round(float(x), 2)
@@ -30,7 +32,7 @@ def bootstrap_intervals(hyps: list[str], refs: list[str], samples: int, seed: in
 
 def length_ratio(hyps: Sequence[str], refs: Sequence[str]) -> float:
     """Mean over sentences of hypothesis words / reference words."""
-    return _round(np.mean([len(h.split()) / max(len(r.split()), 1) for h, r in zip(hyps, refs)]))
+    return _round(np.mean(sentence_length_ratios(hyps, refs)))
 
 
 def subset_scores(hyps: list[str], refs: list[str], samples: int, seed: int) -> dict:

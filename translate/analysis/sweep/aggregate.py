@@ -130,11 +130,12 @@ def training_lengths(bucket: Bucket, settings: JobSettings, bucketed_by: Optiona
 
 
 def compared(differences: dict[str, Difference], interactions: Optional[dict[str, Difference]] = None) -> Comparison:
-    """Δ of each metric against the baseline, and of its interaction Δ_long − Δ_short, as the report keeps them."""
-    def of(found: Optional[dict[str, Difference]], metric: str) -> Optional[Delta]:
-        return Delta.of(found[metric]) if found and metric in found else None
+    """Δ of each metric against the baseline, and of its interaction Δ_long − Δ_short, as the report keeps them; Δ of
+    the length ratio."""
+    def of(found: Optional[dict[str, Difference]], metric: str, digits: int = 2) -> Optional[Delta]:
+        return Delta.of(found[metric], digits) if found and metric in found else None
     return Comparison(of(differences, "bleu"), of(differences, "chrf"), of(interactions, "bleu"),
-                      of(interactions, "chrf"))
+                      of(interactions, "chrf"), of(differences, "length_ratio", 3))
 
 
 class Aggregator:

@@ -6,9 +6,12 @@ longer than any training sentence, read against what two papers report:
   encodings tie with absolute ones on the lengths trained on and lead by 4.4-11.9 BLEU on longer sentences;
 - Neishi & Yoshinaga 2019 (CoNLL): absolute positions overfit the training lengths;
 
-with the length ratio beside every BLEU (Variš & Bojar 2021, EMNLP: the drop beyond the training lengths comes from
-hypotheses that keep the training lengths), so that a model that stops where it was trained to stop is told from one
-that orders words worse.
+- Variš & Bojar 2021 (EMNLP): the drop beyond the training lengths comes from hypotheses that keep the training
+  lengths;
+
+with the length ratio beside every BLEU, and beside each BLEU gap beyond the training lengths the Δ of the length
+ratio, so that a model that stops where it was trained to stop is told from one that writes worse words or orders
+them worse.
 
 An encoding's kind (absolute, relative, both, none) is read from the contracts its class fulfils, never its name.
 """
@@ -41,6 +44,8 @@ ROSENDAHL = Finding("Rosendahl et al. 2019 (IWSLT, \"Analysis of Positional Enco
                     f"by {SMALLEST_REPORTED_LEAD}-{LARGEST_REPORTED_LEAD} BLEU on sentences longer than any "
                     "training sentence")
 NEISHI = Finding("Neishi & Yoshinaga 2019 (CoNLL)", "absolute positions overfit the training lengths")
+VARIS = Finding("Variš & Bojar 2021 (EMNLP)", "the drop beyond the training lengths comes from hypotheses that keep "
+                "the training lengths")
 
 
 def position_kind(encoding: type) -> str:
@@ -136,6 +141,44 @@ def lead_ruled_out(deltas: Sequence[Optional[Delta]]) -> str:
             f"on {above} of {len(highs)}")
 
 
+def falls_short(in_range: Optional[float], beyond: Sequence[Optional[float]]) -> str:
+    """"1.00 → 0.86, 0.70": the length ratio on the trained lengths, then on each bucket beyond them."""
+    return f"{number(in_range)} → {', '.join(number(r) for r in beyond) or '–'}"
+
+
+def shortfall(ratios: dict[str, tuple[Optional[float], list[Optional[float]]]]) -> str:
+    """Whether every encoding's outputs are shorter on each bucket beyond the training lengths than on the lengths
+    trained on, as Variš & Bojar report."""
+    measured = {s: (inside, [r for r in beyond if r is not None]) for s, (inside, beyond) in ratios.items()
+                if inside is not None and any(r is not None for r in beyond)}
+    if not measured:
+        return "not measured"
+    short = [s for s, (inside, beyond) in measured.items() if all(r < inside for r in beyond)]
+    if len(short) == len(measured):
+        return (f"as reported, every encoding's outputs are shorter on each bucket beyond the training lengths than "
+                f"on them (beyond: {number(min(min(b) for _, b in measured.values()))}-"
+                f"{number(max(max(b) for _, b in measured.values()))})")
+    return (f"outputs shorter on each bucket beyond the training lengths for {len(short)} of {len(measured)} "
+            f"encodings{': ' + ', '.join(short) if short else ''}")
+
+
+def length_gap(ratio: Optional[Delta]) -> str:
+    """"ratio -0.041 [-0.055, -0.027], shorter": the Δ of the length ratio and what its 95% interval shows."""
+    if ratio is None or ratio.delta is None or ratio.low is None or ratio.high is None:
+        return "no Δ of the length ratio"
+    shown = ("shorter" if ratio.high < 0 else "longer" if ratio.low > 0 else "no length difference shown")
+    return f"ratio {ratio.delta:+.3f} [{ratio.low:+.3f}, {ratio.high:+.3f}], {shown}"
+
+
+def length_reading(setting: str, beyond: list[tuple[str, Optional[ReportRow]]], margin: float) -> Optional[str]:
+    """Each deciding bucket beyond the training lengths where BLEU is shown better or worse, with the Δ of the
+    length ratio: "11-17: BLEU worse, ratio -0.041 [-0.055, -0.027], shorter"; None when no such bucket."""
+    gaps = [(bucket, row, word_of(row, margin)) for bucket, row in beyond]
+    parts = [f"{bucket}: BLEU {word}, {length_gap(row.compared.length_ratio)}"
+             for bucket, row, word in gaps if row is not None and word in ("better", "worse")]
+    return f"{setting}: {'; '.join(parts)}" if parts else None
+
+
 def missing_text(jobs: list[Job]) -> str:
     """" Planned and not in these runs yet: rope, alibi." (plan.planned_but_missing), or nothing."""
     missing = planned_but_missing([job.path for job in jobs], "+sweep/pe")
@@ -226,4 +269,37 @@ def published_section(report: Report, jobs: list[Job], folder: str) -> list[str]
                      f"{', '.join(w or '–' for w in words_beyond) or 'not measured'}.")
     if not absolute:
         lines.append("  - none ran here.")
+    lines += varis_lines(settings, cell, columns, waiting, compared, margin)
     return lines + [""]
+
+
+def varis_lines(settings: list[str], cell: dict, columns: Columns, waiting: dict[str, str], compared: set[str],
+                margin: float) -> list[str]:
+    """Variš & Bojar: every encoding's length ratio on the trained lengths and beyond them; then, for each BLEU gap
+    beyond them, whether the outputs are shorter or longer than the baseline's (the Δ of the length ratio)."""
+    in_range = columns.in_range[-1] if columns.in_range else None   # the longest trained lengths
+    def ratio(setting: str, key: Optional[tuple[str, str]]) -> Optional[float]:
+        row = cell.get((setting, *key)) if key else None
+        return row.length_ratio if row is not None else None
+    if not in_range or not columns.long_set:
+        return [f"- {VARIS.source}: {VARIS.says}. Not measured here (no test set holds only longer sentences)."]
+    ratios = {s: (ratio(s, in_range), [ratio(s, key) for key in columns.beyond]) for s in settings}
+    falls = [f"{s} {falls_short(*ratios[s])}" for s in settings]
+    lines = [f"- {VARIS.source}: {VARIS.says}. Length ratio (output words per reference word, mean over seeds) on "
+             f"`{in_range[0]}` {in_range[1]}, then on each bucket of `{columns.long_set}`: {'; '.join(falls)}: "
+             f"{shortfall(ratios)}.",
+             "  Where BLEU is shown better or worse beyond the training lengths, the Δ of the length ratio against the "
+             "baseline (95% interval; descriptive, in no Holm family): shorter outputs point to a gap in where the "
+             "model stops; no length difference, to one in which words it writes and in what order:"]
+    readings = []
+    for setting in settings:
+        if setting not in compared:
+            continue
+        if setting in waiting:
+            readings.append(f"  - {setting}: {interim_text(waiting[setting])}.")
+            continue
+        reading = length_reading(setting, [(bucket, cell.get((setting, t, bucket)))
+                                           for t, bucket in columns.beyond], margin)
+        readings.append(f"  - {reading}." if reading else f"  - {setting}: no BLEU gap shown beyond the training "
+                        "lengths.")
+    return lines + (readings or ["  - no encoding compared here."])

@@ -136,10 +136,12 @@ class Delta:
     holm: Optional[float] = None             # p Holm-adjusted within the row's family; None: in no family
 
     @classmethod
-    def of(cls, d: Difference) -> "Delta":
-        return cls(rounded(d.delta), rounded(d.low), rounded(d.high), rounded(d.p, 6), rounded(d.low90),
-                   rounded(d.high90), rounded(d.se, 3), rounded(d.sentence_se, 3), rounded(d.df, 1),
-                   rounded(d.detectable), rounded(d.std), [round(v, 2) for v in d.per_seed], d.method)
+    def of(cls, d: Difference, digits: int = 2) -> "Delta":
+        """digits: of Δ, its intervals, MDD and spread (2 for BLEU and chrF points, 3 for a length ratio)."""
+        return cls(rounded(d.delta, digits), rounded(d.low, digits), rounded(d.high, digits), rounded(d.p, 6),
+                   rounded(d.low90, digits), rounded(d.high90, digits), rounded(d.se, digits + 1),
+                   rounded(d.sentence_se, digits + 1), rounded(d.df, 1), rounded(d.detectable, digits),
+                   rounded(d.std, digits), [round(v, digits) for v in d.per_seed], d.method)
 
     def difference(self) -> Difference:
         """Back as a Difference (for contrasts between rows)."""
@@ -168,12 +170,14 @@ class Delta:
 @dataclass
 class Comparison:
     """A report row against the baseline: Δ BLEU and Δ chrF, and on the whole test set the interaction
-    Δ_long − Δ_short of each (None where not compared)."""
+    Δ_long − Δ_short of each (None where not compared); Δ of the length ratio, which tells a gap in where a model
+    stops from one in what it writes: it is in no Holm family (tests)."""
 
     bleu: Optional[Delta] = None
     chrf: Optional[Delta] = None
     interaction_bleu: Optional[Delta] = None
     interaction_chrf: Optional[Delta] = None
+    length_ratio: Optional[Delta] = None
 
     def tests(self, metric: str) -> list[Delta]:
         """The tests of `metric` (bleu or chrf) the row holds: its Δ and its interaction, those with a p."""

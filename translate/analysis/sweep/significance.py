@@ -19,6 +19,10 @@ the same sentences):
   (S−1 when the seeds' spread dominates): a t-test over seeds widened by the test-set noise. Seeds are never
   pooled as extra sentences.
 
+The length ratio (hypothesis words per reference word, mean over sentences) gets a Δ by the same procedure, so a
+BLEU gap beyond the training lengths can be told apart as a gap in where a model stops; it is no test of its own
+(rows.Comparison keeps it out of every Holm family).
+
 Beside every Δ: the 90% interval (two one-sided tests, TOST: "about the same" within ±margin when it lies inside),
 the smallest margin it establishes, and the minimum detectable difference of the two-sided test at α = 0.05 with
 80% power. Student's t and normal quantiles come from scipy.stats.
@@ -32,6 +36,8 @@ from typing import Optional, Sequence
 import numpy as np
 from sacrebleu.metrics import BLEU, CHRF
 from scipy import stats as distributions
+
+from translate.scoring.metrics import sentence_length_ratios
 
 METRICS = {"bleu": BLEU, "chrf": CHRF}
 SEED = 12345  # sacreBLEU's default SACREBLEU_SEED
@@ -73,7 +79,13 @@ def chrf_from_stats(totals: np.ndarray, beta: float = 2.0) -> np.ndarray:
     return np.where(precision + recall > 0, 100 * f, 0.0)
 
 
-SCORE = {"bleu": bleu_from_stats, "chrf": chrf_from_stats}
+def length_ratio_from_stats(totals: np.ndarray) -> np.ndarray:
+    """(..., 2) summed [hypothesis words / reference words, 1] per sentence -> (...) their mean over the sentences."""
+    return totals[..., 0] / np.maximum(totals[..., 1], 1)
+
+
+SCORE = {"bleu": bleu_from_stats, "chrf": chrf_from_stats, "length_ratio": length_ratio_from_stats}
+COMPARED = tuple(SCORE)   # what compare() gives a Δ of: BLEU, chrF and the length ratio
 
 
 class ReferenceCache:
@@ -81,6 +93,7 @@ class ReferenceCache:
 
     def __init__(self, refs: Sequence[str]) -> None:
         self.n = len(refs)
+        self.refs = list(refs)
         self.metrics = {}
         for key, make in METRICS.items():
             metric = make()
@@ -90,15 +103,18 @@ class ReferenceCache:
     def stats(self, hyps: Sequence[str]) -> "SentenceStats":
         if len(hyps) != self.n:
             raise ValueError(f"{len(hyps)} hypotheses but {self.n} references")
-        return SentenceStats({key: np.asarray(m._extract_corpus_statistics(list(hyps), None), dtype=np.float64)
-                              .reshape(len(hyps), -1) for key, m in self.metrics.items()})
+        stats = {key: np.asarray(m._extract_corpus_statistics(list(hyps), None), dtype=np.float64)
+                 .reshape(len(hyps), -1) for key, m in self.metrics.items()}
+        ratios = sentence_length_ratios(hyps, self.refs)
+        return SentenceStats(stats | {"length_ratio": np.stack([ratios, np.ones_like(ratios)], axis=1)})
 
 
 class SentenceStats:
-    """Per-sentence sufficient statistics of hypotheses against one reference each, for BLEU and chrF."""
+    """Per-sentence sufficient statistics of hypotheses against one reference each, for BLEU, chrF and the length
+    ratio (SCORE)."""
 
     def __init__(self, stats: dict[str, np.ndarray]) -> None:
-        self.stats = stats  # metric -> (n, k)
+        self.stats = stats  # score -> (n, k)
 
     @classmethod
     def extract(cls, hyps: Sequence[str], refs: Sequence[str]) -> "SentenceStats":
@@ -353,7 +369,8 @@ def independent_contrast(first: Difference, second: Difference) -> Difference:
 
 def compare(baselines: list[SentenceStats], systems: list[SentenceStats], groups: Groups, samples: int,
             seed: int = SEED) -> dict[str, Difference]:
-    """Each system against the baseline of its seed (same index), all on the same sentences -> {metric: Δ}."""
+    """Each system against the baseline of its seed (same index), all on the same sentences -> {score: Δ} for each
+    of COMPARED."""
     if not systems or len(baselines) != len(systems):
         raise ValueError(f"paired test needs one baseline per seed: {len(baselines)} baselines, {len(systems)} systems")
     for base, system in zip(baselines, systems):
@@ -362,7 +379,7 @@ def compare(baselines: list[SentenceStats], systems: list[SentenceStats], groups
                              f"groups {len(groups.ids)}")
     counts = group_counts(groups.count, samples, seed)
     out = {}
-    for key in METRICS:
+    for key in COMPARED:
         observed = [s.score(key) - b.score(key) for b, s in zip(baselines, systems)]
         resampled = np.stack([resampled_scores(s, key, groups, counts) - resampled_scores(b, key, groups, counts)
                               for b, s in zip(baselines, systems)])

@@ -71,6 +71,9 @@ class RowComparison:
     delta_interaction_bleu_high: Optional[float] = None
     p_interaction_bleu: Optional[float] = None
     p_interaction_bleu_holm: Optional[float] = None
+    delta_length_ratio: Optional[float] = None   # output words per reference word, minus the baseline's
+    delta_length_ratio_low: Optional[float] = None
+    delta_length_ratio_high: Optional[float] = None
 
 
 @dataclass
