@@ -12,7 +12,8 @@ import pytest
 from translate.analysis.sweep import build_report
 from translate.analysis.sweep.jobs import find_jobs
 from translate.analysis.sweep.published import (direction, encoding_kinds, lead_ruled_out, length_gap,
-                                                length_reading, position_kind, published_section, shortfall)
+                                                length_reading, position_kind, published_readme_lines,
+                                                published_section, shortfall)
 from translate.analysis.sweep.rows import Comparison, Delta, ReportRow
 from translate.encodings.alibi import ALiBi
 from translate.encodings.learned import Learned
@@ -89,7 +90,7 @@ def section(tmp_path_factory):
     for name in PICKED:
         shutil.copytree(RUNS / f"{name}_none_seed1", folder / f"{name}_none_seed1")
     report = build_report(folder, samples=200, hparams=False)
-    return report, published_section(report, find_jobs(folder), "runs")
+    return report, published_section(report, find_jobs(folder), "runs"), find_jobs(folder)
 
 
 def test_kinds_come_from_the_classes_the_jobs_named():
@@ -99,7 +100,7 @@ def test_kinds_come_from_the_classes_the_jobs_named():
 
 
 def test_the_section_reads_trained_buckets_in_range_and_the_all_longer_test_set_beyond(section):
-    report, lines = section
+    report, lines, _ = section
     text = "\n".join(lines)
     header = next(line for line in lines if line.startswith("| encoding"))
     assert "`test` 1-5" in header and "`test` 6-10" in header               # trained on at most 10 words
@@ -124,12 +125,25 @@ def test_the_section_reads_trained_buckets_in_range_and_the_all_longer_test_set_
 
 
 def test_the_length_ratio_gets_a_delta_beside_bleu_and_no_holm_test(section):
-    report, _ = section
+    report, _, _ = section
     rows = [r for r in report.rows if r.compared.bleu is not None]
     assert rows and all(r.compared.length_ratio is not None for r in rows)
     ratio = rows[0].compared.length_ratio
     assert ratio.low <= ratio.delta <= ratio.high and ratio.holm is None
     assert all(d is not ratio for r in rows for m in ("bleu", "chrf") for d in r.compared.tests(m))
+
+
+def test_the_readme_block_is_the_sections_deltas_and_its_readings_word_for_word(section):
+    report, lines, jobs = section
+    block = published_readme_lines(report, jobs, "runs")
+    header = next(line for line in block if line.startswith("| encoding"))
+    assert "| Δ BLEU `test` 1-5 |" in header and "| Δ BLEU `long_concat` 11-15 |" in header
+    page_t5 = next(line for line in lines if line.startswith("| t5 |"))
+    block_t5 = next(line for line in block if line.startswith("| t5 |"))
+    assert "ratio " not in block_t5 and [c for c in block_t5.split(" | ") if "(p" in c] == [
+        c for c in page_t5.split(" | ") if "(p" in c]                     # the page's Δ cells, no scores
+    readings = lines[lines.index("### What the published results predict, and what this corpus shows") + 2:-1]
+    assert readings and block[-len(readings):] == readings
 
 
 def test_an_encoding_with_fewer_seeds_than_planned_is_shown_as_an_interim_look(tmp_path):

@@ -11,7 +11,7 @@ from typing import Callable, Optional
 from translate.analysis.sweep.aggregate import ALL, Report
 from translate.analysis.sweep.jobs import find_jobs
 from translate.analysis.sweep.plots import LEARNING_CURVES, LENGTH_CURVE, PLOTS
-from translate.analysis.sweep.published import published_section
+from translate.analysis.sweep.published import published_readme_lines, published_section
 from translate.analysis.sweep.readme_summary import encodings_lines, update_readme
 from translate.analysis.sweep.results_page import fresh_assets, load_report, of_test_set
 from translate.analysis.sweep.rows import ReportRow
@@ -246,4 +246,7 @@ def write_encodings_page(sweep_dir: Path, out: Path, extrapolation_dir: Optional
     atomic_write_text(out, encodings_markdown(report, sweep_dir, assets, assets.name, extrapolation, published))
     if readme is not None:
         update_readme(Path(readme), "encodings", encodings_lines(report, str(sweep_dir)))
+        if published:
+            update_readme(Path(readme), "published",
+                          published_readme_lines(published[0], find_jobs(published[1]), str(published[1])))
     return out

@@ -205,101 +205,145 @@ def delta_cell(row: Optional[ReportRow], waiting: Optional[str], margin: float) 
     return worded_cell(row.compared.bleu, row.decides, margin)
 
 
+@dataclass
+class Comparisons:
+    """The report as the section reads it: each (setting, test set, bucket) row, the columns in range and beyond,
+    each encoding's kind, the settings pending more seeds and those compared with the baseline."""
+
+    report: Report
+    columns: Columns
+    cell: dict[tuple[str, str, str], ReportRow]
+    settings: list[str]
+    kind: dict[str, str]               # setting -> absolute, relative, ... ("?" when its class is unknown)
+    waiting: dict[str, str]            # setting -> "pending: 2 of 3 planned seeds"
+    compared: set[str]                 # every setting with a Δ: all but the baseline
+
+    @classmethod
+    def of(cls, report: Report, jobs: list[Job]) -> "Comparisons":
+        rows = [r for r in report.rows if r.bucket != ALL]
+        kinds = encoding_kinds(jobs)
+        encodings = {r.setting: r.encoding for r in report.rows}
+        settings = list(dict.fromkeys(r.setting for r in report.rows if r.bucket == ALL))
+        return cls(report, Columns.of(rows), {(r.setting, r.test_set, r.bucket): r for r in rows}, settings,
+                   {s: kinds.get(encodings[s], "?") for s in settings}, waiting_of(report.rows),
+                   {r.setting for r in rows if r.compared.bleu is not None})
+
+    @property
+    def margin(self) -> float:
+        return self.report.rules.margin
+
+    @property
+    def baseline(self) -> str:
+        return self.report.baseline or "the baseline"
+
+    def row(self, setting: str, key: tuple[str, str]) -> Optional[ReportRow]:
+        return self.cell.get((setting, *key))
+
+    def table(self, scores: bool = True) -> list[str]:
+        """One line per encoding: per bucket in range and beyond, its BLEU (scores=True) and its Δ."""
+        header = ["encoding", "kind", "seeds"]
+        for test_set, bucket in self.columns.in_range + self.columns.beyond:
+            header += ([f"`{test_set}` {bucket}", "Δ BLEU"] if scores else [f"Δ BLEU `{test_set}` {bucket}"])
+        lines = []
+        for setting in self.settings:
+            seeds = str(next((r.seeds for (s, _, _), r in self.cell.items() if s == setting), "–"))
+            line = [setting, self.kind[setting], self.waiting.get(setting, seeds)]
+            for key in self.columns.in_range + self.columns.beyond:
+                row = self.row(setting, key)
+                line += ([score_text(row)] if scores else []) + [delta_cell(row, self.waiting.get(setting),
+                                                                            self.margin)]
+            lines.append(line)
+        return markdown_table(header, lines)
+
+    def readings(self) -> list[str]:
+        """What each published finding predicts and what this corpus shows."""
+        return self.rosendahl() + self.neishi() + self.varis()
+
+    def rosendahl(self) -> list[str]:
+        lines = [f"- {ROSENDAHL.source}: {ROSENDAHL.says}. Against {self.baseline}:"]
+        relative = [s for s in self.settings if "relative" in self.kind[s]]
+        for setting in relative:
+            if setting not in self.compared:
+                lines.append(f"  - {setting}: not compared (no Δ: tested at another step than its baseline, or no "
+                             "baseline job with its seed; see the notes).")
+            elif setting in self.waiting:
+                lines.append(f"  - {setting} ({self.kind[setting]}): {interim_text(self.waiting[setting])}.")
+            else:
+                words_in = [word_of(self.row(setting, key), self.margin) for key in self.columns.in_range]
+                beyond = [self.row(setting, key) for key in self.columns.beyond]
+                deciding = [row.compared.bleu for row in beyond if row is not None and row.decides]
+                lines.append(f"  - {setting} ({self.kind[setting]}): "
+                             f"{direction(words_in, [word_of(row, self.margin) for row in beyond], deciding)}.")
+        return lines + ([] if relative else ["  - no relative encoding ran here."])
+
+    def neishi(self) -> list[str]:
+        lines = [f"- {NEISHI.source}: {NEISHI.says}. Relative encodings ahead of the absolute baseline beyond the "
+                 "training lengths but level within them (above) agree with it; another absolute encoding against "
+                 "the baseline:"]
+        absolute = [s for s in self.settings if self.kind[s] == "absolute" and s in self.compared]
+        for setting in absolute:
+            if setting in self.waiting:
+                lines.append(f"  - {setting}: {interim_text(self.waiting[setting])}.")
+                continue
+            words_beyond = [word_of(self.row(setting, key), self.margin) for key in self.columns.beyond]
+            lines.append(f"  - {setting}: beyond the training lengths "
+                         f"{', '.join(w or '–' for w in words_beyond) or 'not measured'}.")
+        return lines + ([] if absolute else ["  - none ran here."])
+
+    def varis(self) -> list[str]:
+        """Every encoding's length ratio on the trained lengths and beyond them; then, for each BLEU gap beyond
+        them, whether the outputs are shorter or longer than the baseline's (the Δ of the length ratio)."""
+        columns = self.columns
+        in_range = columns.in_range[-1] if columns.in_range else None   # the longest trained lengths
+        if not in_range or not columns.long_set:
+            return [f"- {VARIS.source}: {VARIS.says}. Not measured here (no test set holds only longer sentences)."]
+
+        def ratio(setting: str, key: tuple[str, str]) -> Optional[float]:
+            row = self.row(setting, key)
+            return row.length_ratio if row is not None else None
+        ratios = {s: (ratio(s, in_range), [ratio(s, key) for key in columns.beyond]) for s in self.settings}
+        falls = [f"{s} {falls_short(*ratios[s])}" for s in self.settings]
+        lines = [f"- {VARIS.source}: {VARIS.says}. Length ratio (output words per reference word, mean over seeds) "
+                 f"on `{in_range[0]}` {in_range[1]}, then on each bucket of `{columns.long_set}`: {'; '.join(falls)}: "
+                 f"{shortfall(ratios)}.",
+                 "  Where BLEU is shown better or worse beyond the training lengths, the Δ of the length ratio against "
+                 "the baseline (95% interval; descriptive, in no Holm family): shorter outputs point to a gap in where "
+                 "the model stops; no length difference, to one in which words it writes and in what order:"]
+        readings = []
+        for setting in (s for s in self.settings if s in self.compared):
+            if setting in self.waiting:
+                readings.append(f"  - {setting}: {interim_text(self.waiting[setting])}.")
+                continue
+            reading = length_reading(setting, [(key[1], self.row(setting, key)) for key in columns.beyond],
+                                     self.margin)
+            readings.append(f"  - {reading}." if reading else f"  - {setting}: no BLEU gap shown beyond the "
+                            "training lengths.")
+        return lines + (readings or ["  - no encoding compared here."])
+
+
 def published_section(report: Report, jobs: list[Job], folder: str) -> list[str]:
     """`## Length extrapolation against published results`: the table per encoding and, per published finding, the
     direction this corpus shows."""
-    rows = [r for r in report.rows if r.bucket != ALL]
-    columns = Columns.of(rows)
-    kinds = encoding_kinds(jobs)
-    margin = report.rules.margin
-    cell = {(r.setting, r.test_set, r.bucket): r for r in rows}
-    settings = list(dict.fromkeys(r.setting for r in report.rows if r.bucket == ALL))
-    encodings = {r.setting: r.encoding for r in report.rows}
-    waiting = waiting_of(report.rows)
+    view = Comparisons.of(report, jobs)
     lines = ["## Length extrapolation against published results", "",
              f"From `{folder}`: every encoding trained on the same short sentences, against {report.baseline or '–'} "
              "with the same seed, tested at the same step. In range: the lengths trained on"
-             + (f"; beyond: every bucket of `{columns.long_set}`, whose sentences are all longer than any training "
-                "sentence" if columns.long_set else "; no test set here holds only longer sentences")
+             + (f"; beyond: every bucket of `{view.columns.long_set}`, whose sentences are all longer than any "
+                "training sentence" if view.columns.long_set else "; no test set here holds only longer sentences")
              + ". BLEU is the mean over seeds ± the SD between them, with the length ratio (output words per "
              "reference word: below 1 the model stops early); Δ against the baseline with its 95% interval and the "
              "report's word. Where both score near 0, \"about the same\" says only that both fail. An encoding with "
              "fewer seeds than its sweep planned is pending: its Δ is an interim look, shown without p, star or word."
              + missing_text(jobs), ""]
-    header = ["encoding", "kind", "seeds"]
-    for test_set, bucket in columns.in_range + columns.beyond:
-        header += [f"`{test_set}` {bucket}", "Δ BLEU"]
-    table = []
-    for setting in settings:
-        seeds = str(next((r.seeds for r in rows if r.setting == setting), "–"))
-        line = [setting, kinds.get(encodings[setting], "?"), waiting.get(setting, seeds)]
-        for test_set, bucket in columns.in_range + columns.beyond:
-            row = cell.get((setting, test_set, bucket))
-            line += [score_text(row), delta_cell(row, waiting.get(setting), margin)]
-        table.append(line)
-    lines += markdown_table(header, table) + [""]
-    lines += ["### What the published results predict, and what this corpus shows", "",
-              f"- {ROSENDAHL.source}: {ROSENDAHL.says}. Against {report.baseline or 'the baseline'}:"]
-    compared = {r.setting for r in rows if r.compared.bleu is not None}   # every setting but the baseline
-    relative = [s for s in settings if "relative" in kinds.get(encodings[s], "") and s in compared]
-    for setting in relative:
-        if setting in waiting:
-            lines.append(f"  - {setting} ({kinds[encodings[setting]]}): {interim_text(waiting[setting])}.")
-            continue
-        words_in = [word_of(cell.get((setting, t, b)), margin) for t, b in columns.in_range]
-        beyond = [cell.get((setting, t, b)) for t, b in columns.beyond]
-        deciding = [row.compared.bleu for row in beyond if row is not None and row.decides]
-        lines.append(f"  - {setting} ({kinds[encodings[setting]]}): "
-                     f"{direction(words_in, [word_of(row, margin) for row in beyond], deciding)}.")
-    uncompared = [s for s in settings if "relative" in kinds.get(encodings[s], "") and s not in compared]
-    lines += [f"  - {s}: not compared (no Δ: tested at another step than its baseline, or no baseline job with its "
-              "seed; see the notes)." for s in uncompared]
-    if not relative and not uncompared:
-        lines.append("  - no relative encoding ran here.")
-    absolute = [s for s in settings if kinds.get(encodings[s]) == "absolute" and s in compared]
-    lines.append(f"- {NEISHI.source}: {NEISHI.says}. Relative encodings ahead of the absolute baseline beyond the "
-                 "training lengths but level within them (above) agree with it; another absolute encoding against "
-                 "the baseline:")
-    for setting in absolute:
-        if setting in waiting:
-            lines.append(f"  - {setting}: {interim_text(waiting[setting])}.")
-            continue
-        words_beyond = [word_of(cell.get((setting, t, b)), margin) for t, b in columns.beyond]
-        lines.append(f"  - {setting}: beyond the training lengths "
-                     f"{', '.join(w or '–' for w in words_beyond) or 'not measured'}.")
-    if not absolute:
-        lines.append("  - none ran here.")
-    lines += varis_lines(settings, cell, columns, waiting, compared, margin)
+    lines += view.table() + [""]
+    lines += ["### What the published results predict, and what this corpus shows", ""] + view.readings()
     return lines + [""]
 
 
-def varis_lines(settings: list[str], cell: dict, columns: Columns, waiting: dict[str, str], compared: set[str],
-                margin: float) -> list[str]:
-    """Variš & Bojar: every encoding's length ratio on the trained lengths and beyond them; then, for each BLEU gap
-    beyond them, whether the outputs are shorter or longer than the baseline's (the Δ of the length ratio)."""
-    in_range = columns.in_range[-1] if columns.in_range else None   # the longest trained lengths
-    def ratio(setting: str, key: Optional[tuple[str, str]]) -> Optional[float]:
-        row = cell.get((setting, *key)) if key else None
-        return row.length_ratio if row is not None else None
-    if not in_range or not columns.long_set:
-        return [f"- {VARIS.source}: {VARIS.says}. Not measured here (no test set holds only longer sentences)."]
-    ratios = {s: (ratio(s, in_range), [ratio(s, key) for key in columns.beyond]) for s in settings}
-    falls = [f"{s} {falls_short(*ratios[s])}" for s in settings]
-    lines = [f"- {VARIS.source}: {VARIS.says}. Length ratio (output words per reference word, mean over seeds) on "
-             f"`{in_range[0]}` {in_range[1]}, then on each bucket of `{columns.long_set}`: {'; '.join(falls)}: "
-             f"{shortfall(ratios)}.",
-             "  Where BLEU is shown better or worse beyond the training lengths, the Δ of the length ratio against the "
-             "baseline (95% interval; descriptive, in no Holm family): shorter outputs point to a gap in where the "
-             "model stops; no length difference, to one in which words it writes and in what order:"]
-    readings = []
-    for setting in settings:
-        if setting not in compared:
-            continue
-        if setting in waiting:
-            readings.append(f"  - {setting}: {interim_text(waiting[setting])}.")
-            continue
-        reading = length_reading(setting, [(bucket, cell.get((setting, t, bucket)))
-                                           for t, bucket in columns.beyond], margin)
-        readings.append(f"  - {reading}." if reading else f"  - {setting}: no BLEU gap shown beyond the training "
-                        "lengths.")
-    return lines + (readings or ["  - no encoding compared here."])
+def published_readme_lines(report: Report, jobs: list[Job], folder: str) -> list[str]:
+    """The README's block: the section's Δs (no scores) and its readings, as on the page."""
+    view = Comparisons.of(report, jobs)
+    return ([f"From `{folder}` ([docs/encodings_results.md](docs/encodings_results.md) has each BLEU with its SD "
+             f"between seeds and length ratio); Δ against {view.baseline} with the same seed, 95% interval, * Holm-"
+             "adjusted p < 0.05 within the test set's tests:" + missing_text(jobs), ""]
+            + view.table(scores=False) + [""] + view.readings())
