@@ -344,6 +344,6 @@ def published_readme_lines(report: Report, jobs: list[Job], folder: str) -> list
     """The README's block: the section's Δs (no scores) and its readings, as on the page."""
     view = Comparisons.of(report, jobs)
     return ([f"From `{folder}` ([docs/encodings_results.md](docs/encodings_results.md) has each BLEU with its SD "
-             f"between seeds and length ratio); Δ against {view.baseline} with the same seed, 95% interval, * Holm-"
-             "adjusted p < 0.05 within the test set's tests:" + missing_text(jobs), ""]
+             f"between seeds and length ratio). Δ against {view.baseline} with the same seed, 95% interval, * Holm-"
+             "adjusted p < 0.05 within the test set's tests." + missing_text(jobs), ""]
             + view.table(scores=False) + [""] + view.readings())
