@@ -1,6 +1,6 @@
 """Length extrapolation against published results: the encodings trained on short sentences only, each against
 sinusoidal (same data, seed and step), on the lengths they were trained on and on a test set whose sentences are all
-longer than any training sentence, read against what two papers report:
+longer than any training sentence, read against what three papers report:
 
 - Rosendahl et al. 2019 (IWSLT, "Analysis of Positional Encodings for Neural Machine Translation"): relative
   encodings tie with absolute ones on the lengths trained on and lead by 4.4-11.9 BLEU on longer sentences;
