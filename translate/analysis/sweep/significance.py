@@ -92,7 +92,6 @@ class ReferenceCache:
     """sacreBLEU's reference n-grams of one test set, computed once for all the jobs that translated it."""
 
     def __init__(self, refs: Sequence[str]) -> None:
-        self.n = len(refs)
         self.refs = list(refs)
         self.metrics = {}
         for key, make in METRICS.items():
@@ -101,8 +100,8 @@ class ReferenceCache:
             self.metrics[key] = metric
 
     def stats(self, hyps: Sequence[str]) -> "SentenceStats":
-        if len(hyps) != self.n:
-            raise ValueError(f"{len(hyps)} hypotheses but {self.n} references")
+        if len(hyps) != len(self.refs):
+            raise ValueError(f"{len(hyps)} hypotheses but {len(self.refs)} references")
         stats = {key: np.asarray(m._extract_corpus_statistics(list(hyps), None), dtype=np.float64)
                  .reshape(len(hyps), -1) for key, m in self.metrics.items()}
         ratios = sentence_length_ratios(hyps, self.refs)
