@@ -12,7 +12,7 @@ import pytest
 from translate.analysis.sweep import build_report
 from translate.analysis.sweep.jobs import find_jobs
 from translate.analysis.sweep.published import (direction, encoding_kinds, lead_ruled_out, length_gap,
-                                                length_reading, position_kind, published_readme_lines,
+                                                length_reading, overfitting_shown, position_kind, published_readme_lines,
                                                 published_section, shortfall)
 from translate.analysis.sweep.rows import Comparison, Delta, ReportRow
 from translate.encodings.alibi import ALiBi
@@ -46,6 +46,17 @@ def test_the_kind_of_an_encoding_is_the_contract_its_class_fulfils():
 ])
 def test_the_published_direction_is_read_from_the_words_of_deciding_buckets(in_range, beyond, says):
     assert says in direction(in_range, beyond)
+
+
+@pytest.mark.parametrize("in_range, beyond, shown", [
+    (["about the same"], ["better", "inconclusive", "too few"], True),
+    (["about the same", "about the same"], ["better", "worse"], False),      # behind somewhere beyond
+    (["about the same", "inconclusive"], ["better"], False),                 # level not shown within
+    (["too few"], ["better"], False),                                        # nothing decides within
+    (["about the same"], ["inconclusive", "about the same"], False),         # not ahead beyond
+])
+def test_neishi_and_yoshinaga_are_borne_out_only_by_a_lead_beyond_and_a_tie_within(in_range, beyond, shown):
+    assert overfitting_shown(in_range, beyond) is shown
 
 
 def test_the_published_size_of_the_lead_is_checked_against_each_interval():
@@ -114,7 +125,10 @@ def test_the_section_reads_trained_buckets_in_range_and_the_all_longer_test_set_
     assert "deciding bucket" in t5_reading
     assert "smallest reported (+4.4 BLEU) lies above the 95% interval on" in t5_reading
     assert any(line.startswith("  - rope (relative): ") for line in lines)
-    assert any(line.startswith("  - learned: beyond the training lengths ") for line in lines)
+    learned = next(line for line in lines if line.startswith("  - learned: beyond the training lengths "))
+    assert "beyond the training lengths 11-15 " in learned and "; within them 1-5 " in learned   # buckets named
+    neishi = next(line for line in lines if line.startswith("- Neishi & Yoshinaga 2019"))
+    assert "of the 2 decided here (rope, t5) show that" in neishi     # alibi has no Δ: not counted
     assert not any(line.startswith("  - sinusoidal") for line in lines)     # the baseline is not compared to itself
     assert any(line.startswith("  - alibi: not compared") for line in lines)
     varis = next(line for line in lines if line.startswith("- Variš & Bojar 2021"))

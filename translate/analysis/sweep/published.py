@@ -141,6 +141,15 @@ def lead_ruled_out(deltas: Sequence[Optional[Delta]]) -> str:
             f"on {above} of {len(highs)}")
 
 
+def overfitting_shown(in_range: list[Optional[str]], beyond: list[Optional[str]]) -> bool:
+    """What Neishi & Yoshinaga's finding predicts of a relative encoding against an absolute baseline: ahead on some
+    deciding bucket beyond the training lengths and behind on none, about the same on every deciding bucket within
+    them."""
+    within = [w for w in in_range if w not in (None, "too few")]
+    return ("better" in beyond and "worse" not in beyond and bool(within)
+            and all(w == "about the same" for w in within))
+
+
 def falls_short(in_range: Optional[float], beyond: Sequence[Optional[float]]) -> str:
     """"1.00 → 0.86, 0.70": the length ratio on the trained lengths, then on each bucket beyond them."""
     return f"{number(in_range)} → {', '.join(number(r) for r in beyond) or '–'}"
@@ -277,18 +286,34 @@ class Comparisons:
         return lines + ([] if relative else ["  - no relative encoding ran here."])
 
     def neishi(self) -> list[str]:
-        lines = [f"- {NEISHI.source}: {NEISHI.says}. Relative encodings ahead of the absolute baseline beyond the "
-                 "training lengths but level within them (above) agree with it; another absolute encoding against "
-                 "the baseline:"]
+        """How many relative encodings show what the finding predicts (ahead of the absolute baseline beyond the
+        training lengths, level within them), then each other absolute encoding against the baseline, bucket by
+        bucket."""
+        decided = [s for s in self.settings if "relative" in self.kind[s] and s in self.compared
+                   and s not in self.waiting]
+        agree = [s for s in decided if overfitting_shown(self.words(s, self.columns.in_range),
+                                                          self.words(s, self.columns.beyond))]
+        lines = [f"- {NEISHI.source}: {NEISHI.says}. If so, a relative encoding is ahead of the absolute baseline "
+                 "beyond the training lengths and level within them: "
+                 + (f"{len(agree)} of the {len(decided)} decided here ({', '.join(decided)}) show that"
+                    f"{': ' + ', '.join(agree) if agree else ''}." if decided else "no relative encoding decided here.")
+                 + " Another absolute encoding against the baseline:"]
         absolute = [s for s in self.settings if self.kind[s] == "absolute" and s in self.compared]
         for setting in absolute:
             if setting in self.waiting:
                 lines.append(f"  - {setting}: {interim_text(self.waiting[setting])}.")
                 continue
-            words_beyond = [word_of(self.row(setting, key), self.margin) for key in self.columns.beyond]
-            lines.append(f"  - {setting}: beyond the training lengths "
-                         f"{', '.join(w or '–' for w in words_beyond) or 'not measured'}.")
+            lines.append(f"  - {setting}: beyond the training lengths {self.bucket_words(setting, self.columns.beyond)}"
+                         f"; within them {self.bucket_words(setting, self.columns.in_range)}.")
         return lines + ([] if absolute else ["  - none ran here."])
+
+    def words(self, setting: str, keys: list[tuple[str, str]]) -> list[Optional[str]]:
+        return [word_of(self.row(setting, key), self.margin) for key in keys]
+
+    def bucket_words(self, setting: str, keys: list[tuple[str, str]]) -> str:
+        """"11-17 worse, 18-20 inconclusive, 31+ too few": each bucket's word, or "not measured"."""
+        named = [f"{bucket} {word}" for (_, bucket), word in zip(keys, self.words(setting, keys)) if word]
+        return ", ".join(named) or "not measured"
 
     def varis(self) -> list[str]:
         """Every encoding's length ratio on the trained lengths and beyond them; then, for each BLEU gap beyond
