@@ -278,11 +278,11 @@ class Comparisons:
             elif setting in self.waiting:
                 lines.append(f"  - {setting} ({self.kind[setting]}): {interim_text(self.waiting[setting])}.")
             else:
-                words_in = [word_of(self.row(setting, key), self.margin) for key in self.columns.in_range]
                 beyond = [self.row(setting, key) for key in self.columns.beyond]
                 deciding = [row.compared.bleu for row in beyond if row is not None and row.decides]
-                lines.append(f"  - {setting} ({self.kind[setting]}): "
-                             f"{direction(words_in, [word_of(row, self.margin) for row in beyond], deciding)}.")
+                words = direction(self.words(setting, self.columns.in_range),
+                                  self.words(setting, self.columns.beyond), deciding)
+                lines.append(f"  - {setting} ({self.kind[setting]}): {words}.")
         return lines + ([] if relative else ["  - no relative encoding ran here."])
 
     def neishi(self) -> list[str]:
@@ -308,6 +308,7 @@ class Comparisons:
         return lines + ([] if absolute else ["  - none ran here."])
 
     def words(self, setting: str, keys: list[tuple[str, str]]) -> list[Optional[str]]:
+        """The report's word (better, worse, about the same, inconclusive, too few) in each bucket, None if no Δ."""
         return [word_of(self.row(setting, key), self.margin) for key in keys]
 
     def bucket_words(self, setting: str, keys: list[tuple[str, str]]) -> str:
@@ -329,8 +330,8 @@ class Comparisons:
         ratios = {s: (ratio(s, in_range), [ratio(s, key) for key in columns.beyond]) for s in self.settings}
         falls = [f"{s} {falls_short(*ratios[s])}" for s in self.settings]
         lines = [f"- {VARIS.source}: {VARIS.says}. Length ratio (output words per reference word, mean over seeds) "
-                 f"on `{in_range[0]}` {in_range[1]}, then on each bucket of `{columns.long_set}`: {'; '.join(falls)}: "
-                 f"{shortfall(ratios)}.",
+                 f"on `{in_range[0]}` {in_range[1]}, then on each bucket of `{columns.long_set}`: "
+                 f"{'; '.join(falls)}: {shortfall(ratios)}.",
                  "  Where BLEU is shown better or worse beyond the training lengths, the Δ of the length ratio against "
                  "the baseline (95% interval; descriptive, in no Holm family): shorter outputs point to a gap in where "
                  "the model stops; no length difference, to one in which words it writes and in what order:"]
