@@ -109,12 +109,23 @@ def word_of(row: Optional[ReportRow], margin: float) -> Optional[str]:
     return verdict_word(d, bool(row.decides), margin)
 
 
+def deciding_words(words: Sequence[Optional[str]]) -> list[str]:
+    """The words of the buckets that decide (not "too few", not missing)."""
+    return [w for w in words if w not in (None, "too few")]
+
+
+def level_within(in_range: Sequence[Optional[str]]) -> bool:
+    """Level on the trained lengths: some bucket decides there, and every one that does is about the same."""
+    level = deciding_words(in_range)
+    return bool(level) and all(w == "about the same" for w in level)
+
+
 def direction(in_range: list[Optional[str]], beyond: list[Optional[str]],
               beyond_deltas: Sequence[Optional[Delta]] = ()) -> str:
     """What the words say of Rosendahl et al.'s direction: ahead beyond the training lengths (and by how much: the
     Δs of the deciding buckets there), level within them. The buckets that decide are counted, so one inconclusive
     bucket does not hide the others."""
-    deciding = [w for w in beyond if w not in (None, "too few")]
+    deciding = deciding_words(beyond)
     if not deciding:
         return "not measured (no bucket beyond the training lengths decides)"
     ahead, behind = deciding.count("better"), deciding.count("worse")
@@ -124,8 +135,8 @@ def direction(in_range: list[Optional[str]], beyond: list[Optional[str]],
                f"mixed: ahead on {ahead} and behind on {behind} {of}" if ahead else
                f"about the same on each {of}" if all(w == "about the same" for w in deciding) else
                f"neither ahead nor behind shown on any {of}")
-    level = [w for w in in_range if w not in (None, "too few")]
-    tie = ("level within them, as reported" if level and all(w == "about the same" for w in level) else
+    level = deciding_words(in_range)
+    tie = ("level within them, as reported" if level_within(in_range) else
            f"within them: {', '.join(level)} (reported: a tie)" if level else "within them: not measured")
     return f"{reading}{lead_ruled_out(beyond_deltas)}; {tie}"
 
@@ -145,9 +156,7 @@ def overfitting_shown(in_range: list[Optional[str]], beyond: list[Optional[str]]
     """What Neishi & Yoshinaga's finding predicts of a relative encoding against an absolute baseline: ahead on some
     deciding bucket beyond the training lengths and behind on none, about the same on every deciding bucket within
     them."""
-    within = [w for w in in_range if w not in (None, "too few")]
-    return ("better" in beyond and "worse" not in beyond and bool(within)
-            and all(w == "about the same" for w in within))
+    return "better" in beyond and "worse" not in beyond and level_within(in_range)
 
 
 def falls_short(in_range: Optional[float], beyond: Sequence[Optional[float]]) -> str:
