@@ -143,7 +143,7 @@ def nan_mean(values: np.ndarray) -> float:
 
 
 def resampled_means(values: np.ndarray, groups: Groups, counts: np.ndarray) -> np.ndarray:
-    """(B,) mean of the defined values on each group resample (counts: (B, groups))."""
+    """(B,) mean of the defined values on each group resample (counts: (B, groups), float64)."""
     defined = ~np.isnan(values)
     sums = np.bincount(groups.ids[defined], values[defined], minlength=groups.count)
     sizes = np.bincount(groups.ids[defined], minlength=groups.count).astype(np.float64)
@@ -165,7 +165,8 @@ def alignment_rows(aggregator: "Aggregator", setting: "Setting", name: str, abou
     short, long = words <= SHORT_MAX, words >= LONG_MIN
     if not (short.any() and long.any()):
         return []
-    counts = group_counts(test.groups.count, aggregator.rules.samples)
+    # (B, groups) in float64 once here: NumPy would otherwise convert the float32 draws on every float64 product.
+    counts = group_counts(test.groups.count, aggregator.rules.samples).astype(np.float64)
     rows = []
     for metric in ALIGNMENT_METRICS:
         values = [(per_sentence(job, name, metric), per_sentence(base, name, metric)) for job, base in pairs]
