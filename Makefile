@@ -13,11 +13,13 @@ comma       := ,
 SWEEP_DIR   ?= sweeps/$(subst $(comma),+,$(SWEEP))
 JOBS        ?=
 # pytest processes (pytest-xdist): the tests run torch on one thread each, so one per core of the 2-core machines we
-# test on (more where there are more: TEST_WORKERS=8); a file's tests stay on one worker.
+# test on (more where there are more: TEST_WORKERS=8); a file's tests stay on one worker, and the files go out longest
+# first (tests/durations.json, measured again by make test-durations).
 TEST_WORKERS ?= 2
+PYTEST      := $(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
 STAMP       := $(VENV)/.installed
 
-.PHONY: setup train test test-fast sweep repro repro-600 pilots-then-sweep collect-repro extrapolation-published encodings-page browser train-ddp bench bench-decode bench-quality bench-gpu clean
+.PHONY: setup train test test-fast test-durations sweep repro repro-600 pilots-then-sweep collect-repro extrapolation-published encodings-page browser train-ddp bench bench-decode bench-quality bench-gpu clean
 
 setup: $(STAMP)
 
@@ -32,10 +34,13 @@ train: setup
 	$(PY) -m translate.train $(ARGS)
 
 test: setup browser
-	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile $(ARGS)
+	$(PYTEST) $(ARGS)
 
 test-fast: setup
-	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile -m "not slow" $(ARGS)
+	$(PYTEST) -m "not slow" $(ARGS)
+
+test-durations: setup browser
+	$(PYTEST) --store-durations $(ARGS)
 
 # Headless Chromium for the TensorBoard browser test: Debian packages, installed only when missing (root or sudo).
 browser:

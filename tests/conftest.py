@@ -1,7 +1,10 @@
-"""Shared fixtures: composed configs and a small real Tatoeba slice (cached per test session)."""
+"""Shared fixtures: composed configs and a small real Tatoeba slice (cached per test session); the longest test files
+run first."""
 from __future__ import annotations
 
+import json
 import os
+from collections import defaultdict
 from pathlib import Path
 
 import pytest
@@ -22,6 +25,51 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "repeatable"))
 
 # One thread: faster for tiny models, and immune to OpenMP spin-waits when other processes share the cores.
 torch.set_num_threads(1)
+
+
+# -- the order of the files ---------------------------------------------------------------------------------------------
+# xdist (--dist loadfile --no-loadscope-reorder, see the Makefile) hands whole files to the workers in collection
+# order. Started last, a file of several minutes would end the run on one worker while the other waits; started
+# first, it runs while the other worker takes the short files. `make test-durations` measures the files again.
+DURATIONS = Path(__file__).with_name("durations.json")  # test file -> seconds of its tests (setup included)
+
+
+def longest_files_first(nodeids: list[str], seconds: dict[str, float]) -> list[str]:
+    """The node ids with the files of most seconds first (unmeasured files count 0); a file's tests keep their order
+    and stay together."""
+    return sorted(nodeids, key=lambda nodeid: -seconds.get(file_of(nodeid), 0.0))  # stable
+
+
+def file_of(nodeid: str) -> str:
+    return nodeid.split("::")[0]
+
+
+def pytest_addoption(parser):
+    parser.addoption("--store-durations", action="store_true",
+                     help=f"write each test file's seconds into {DURATIONS.name} (the files run keep their others)")
+
+
+def pytest_collection_modifyitems(config, items):
+    seconds = json.loads(DURATIONS.read_text()) if DURATIONS.exists() else {}
+    by_id = {item.nodeid: item for item in items}
+    items[:] = [by_id[nodeid] for nodeid in longest_files_first(list(by_id), seconds)]
+
+
+_measured: dict[str, float] = defaultdict(float)
+
+
+def pytest_runtest_logreport(report):
+    _measured[file_of(report.nodeid)] += report.duration  # setup, call and teardown, from whichever worker
+
+
+def pytest_sessionfinish(session):
+    if not session.config.getoption("store_durations") or hasattr(session.config, "workerinput"):
+        return  # only the controller (or a run without xdist) has every file's reports
+    seconds = json.loads(DURATIONS.read_text()) if DURATIONS.exists() else {}
+    seconds.update({name: round(total, 1) for name, total in _measured.items()})
+    temporary = DURATIONS.with_suffix(".tmp")
+    temporary.write_text(json.dumps(dict(sorted(seconds.items())), indent=1) + "\n")
+    temporary.replace(DURATIONS)
 
 
 make_config = compose  # conf/<config_name>.yaml with Hydra overrides, as the command line would
