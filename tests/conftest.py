@@ -37,11 +37,21 @@ DURATIONS = Path(__file__).with_name("durations.json")  # test file -> seconds o
 def longest_files_first(nodeids: list[str], seconds: dict[str, float]) -> list[str]:
     """The node ids with the files of most seconds first (unmeasured files count 0); a file's tests keep their order
     and stay together."""
-    return sorted(nodeids, key=lambda nodeid: -seconds.get(file_of(nodeid), 0.0))  # stable
+    return sorted(nodeids, key=longest_file_first(seconds))
+
+
+def longest_file_first(seconds: dict[str, float]):
+    """The sort key of that order (sorting is stable, so ties keep the collection order)."""
+    return lambda nodeid: -seconds.get(file_of(nodeid), 0.0)
 
 
 def file_of(nodeid: str) -> str:
     return nodeid.split("::")[0]
+
+
+def committed_durations() -> dict[str, float]:
+    """Seconds per test file as last measured (empty before the first `make test-durations`)."""
+    return json.loads(DURATIONS.read_text()) if DURATIONS.exists() else {}
 
 
 def pytest_addoption(parser):
@@ -50,9 +60,8 @@ def pytest_addoption(parser):
 
 
 def pytest_collection_modifyitems(config, items):
-    seconds = json.loads(DURATIONS.read_text()) if DURATIONS.exists() else {}
-    by_id = {item.nodeid: item for item in items}
-    items[:] = [by_id[nodeid] for nodeid in longest_files_first(list(by_id), seconds)]
+    key = longest_file_first(committed_durations())
+    items.sort(key=lambda item: key(item.nodeid))  # in place: items with the same node id stay
 
 
 _measured: dict[str, float] = defaultdict(float)
@@ -65,7 +74,7 @@ def pytest_runtest_logreport(report):
 def pytest_sessionfinish(session):
     if not session.config.getoption("store_durations") or hasattr(session.config, "workerinput"):
         return  # only the controller (or a run without xdist) has every file's reports
-    seconds = json.loads(DURATIONS.read_text()) if DURATIONS.exists() else {}
+    seconds = committed_durations()
     seconds.update({name: round(total, 1) for name, total in _measured.items()})
     temporary = DURATIONS.with_suffix(".tmp")
     temporary.write_text(json.dumps(dict(sorted(seconds.items())), indent=1) + "\n")

@@ -1,12 +1,11 @@
 """The suite hands its longest files out first, so that none of them ends the run on one worker."""
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 from pathlib import Path
 
-from conftest import DURATIONS, longest_files_first
+from conftest import committed_durations, longest_files_first
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -21,13 +20,13 @@ def test_the_longest_files_come_first_and_keep_their_tests_together_and_in_order
 
 
 def test_the_committed_durations_name_test_files_that_exist():
-    seconds = json.loads(DURATIONS.read_text())
+    seconds = committed_durations()
     assert seconds and all(value >= 0 for value in seconds.values())
     assert not [name for name in seconds if not (ROOT / name).is_file()]
 
 
 def test_the_collected_suite_starts_with_its_longest_file():
-    seconds = json.loads(DURATIONS.read_text())
+    seconds = committed_durations()
     longest = max(seconds, key=seconds.get)
     shortest = min(seconds, key=seconds.get)
     collected = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:xdist",
