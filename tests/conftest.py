@@ -37,10 +37,10 @@ DURATIONS = Path(__file__).with_name("durations.json")  # test file -> seconds o
 def longest_files_first(nodeids: list[str], seconds: dict[str, float]) -> list[str]:
     """The node ids with the files of most seconds first (unmeasured files count 0); a file's tests keep their order
     and stay together."""
-    return sorted(nodeids, key=longest_file_first(seconds))
+    return sorted(nodeids, key=longest_file_first_key(seconds))
 
 
-def longest_file_first(seconds: dict[str, float]):
+def longest_file_first_key(seconds: dict[str, float]):
     """The sort key of that order (sorting is stable, so ties keep the collection order)."""
     return lambda nodeid: -seconds.get(file_of(nodeid), 0.0)
 
@@ -60,7 +60,7 @@ def pytest_addoption(parser):
 
 
 def pytest_collection_modifyitems(config, items):
-    key = longest_file_first(committed_durations())
+    key = longest_file_first_key(committed_durations())
     items.sort(key=lambda item: key(item.nodeid))  # in place: items with the same node id stay
 
 
