@@ -1,7 +1,9 @@
-"""Training throughput: our training step against a plain PyTorch-tutorial Transformer, in one process.
+"""Training throughput: our training step against a plain PyTorch-tutorial Transformer, or our fp32 step against
+our bf16 step (--against fp32), in one process.
 
     python scripts/bench_train.py --model small --steps 8
     python scripts/bench_train.py --model base --steps 4 --rss small base
+    python scripts/bench_train.py --against fp32 --model small --steps 16 --profile 3
 
 Both sides train on the same Tatoeba sentences with the same sizes (d_model, heads, layers, FFN, vocabulary):
   ours      Trainer.train_step: token-budget batches of length-sorted sentences, loss on non-pad rows only,
@@ -13,6 +15,12 @@ shared machine are noisy, the ratios are what to read. FLOPs count only the usef
 matmuls (attention scores included, causal ones in full), x3 for forward + backward; the share is of the fp32
 matmul peak measured here with a large torch.matmul next to every step (the load of a shared machine drifts), so
 the share is useful FLOPs / what matmul could have done in the same seconds. Steps alternate ABBA.
+
+--against fp32: two trainers from the same seed and config, one with train.precision=fp32 and one with
+train.precision=bf16 (the CPU bf16 path: autocast, the chunked projection loss, packed dropout masks, explicit
+attention matmuls), take the same batches in ABBA order. Printed: target tokens/s of each, their ratio (and per step
+pair), and each one's share of the fp32 and of the bf16 matmul peak measured next to every step pair (the best of
+2048^3 and 4096^3 matmuls in each dtype). --profile N then profiles N steps of each and sorts the time by kind.
 """
 from __future__ import annotations
 
@@ -39,9 +47,9 @@ from translate.model.flops import train_flops  # noqa: E402
 
 
 # -- the machine's peak ---------------------------------------------------------------------------------------------
-def matmul_peak(n: int = 4096, repeats: int = 1) -> float:
-    """Best fp32 FLOP/s of an n x n x n matmul."""
-    a, b = torch.randn(n, n), torch.randn(n, n)
+def matmul_peak(n: int = 4096, repeats: int = 1, dtype: torch.dtype = torch.float32) -> float:
+    """Best FLOP/s of an n x n x n matmul in `dtype`."""
+    a, b = torch.randn(n, n, dtype=dtype), torch.randn(n, n, dtype=dtype)
     a @ b
     best = 0.0
     for _ in range(repeats):
@@ -109,16 +117,111 @@ def padding(lens: list[int], batches: list[list[int]]) -> float:
 
 
 # -- measurements ---------------------------------------------------------------------------------------------------
-def build(model: str, overrides: list[str]):
+def build(model: str, overrides: list[str], precision: str = "fp32", data=None):
+    """(config, data, trainer) of `model` on the CPU in `precision`; data: already prepared (the same pairs)."""
     from translate.data.pipeline import prepare_data
     from translate.training.device import make_runtime
     from translate.assembly.trainer import build_trainer
 
-    cfg = compose(f"model={model}", "train.device=cpu", "train.precision=fp32", *overrides)
-    data = prepare_data(data_settings(cfg))
-    trainer = build_trainer(validate_config(cfg), data, make_runtime("cpu", "fp32"),
-                            Path(tempfile.mkdtemp(prefix="bench_train_")))
+    cfg = compose(f"model={model}", "train.device=cpu", f"train.precision={precision}", *overrides)
+    data = data or prepare_data(data_settings(cfg))
+    trainer = build_trainer(validate_config(cfg), data, make_runtime("cpu", precision),
+                            Path(tempfile.mkdtemp(prefix="bench_train_")), writer=False)
     return cfg, data, trainer
+
+
+# What each profiled op is, by name (self CPU time): a kind per op, the rest is "element-wise and other".
+OP_KINDS = {
+    "matmuls (linear layers, vocabulary projection)": ("aten::mm", "aten::addmm"),
+    "attention (scores, softmax, weighted sum; fused or explicit)": (
+        "aten::bmm", "aten::_softmax", "aten::_softmax_backward_data", "aten::_scaled_dot_product"),
+    "vocabulary log-softmax and loss": ("aten::_log_softmax", "aten::gather", "aten::scatter", "aten::exp_",
+                                        "aten::div", "aten::fill_"),
+    "dropout masks": ("aten::bernoulli_", "aten::random_", "aten::ge"),
+    "dtype casts and copies": ("aten::copy_", "aten::_to_copy"),
+    "optimizer and gradient clipping": ("aten::_fused_adamw_", "aten::linalg_vector_norm", "aten::_foreach"),
+}
+
+
+def profile_by_kind(trainer, batches) -> tuple[dict[str, float], float]:
+    """Seconds of self CPU time per kind of op over `batches`, and the wall seconds of collating them (data)."""
+    from torch.profiler import ProfilerActivity, profile
+
+    started = time.perf_counter()
+    for indices in batches:
+        trainer.load_batch(indices)
+    data_seconds = time.perf_counter() - started
+    with profile(activities=[ProfilerActivity.CPU]) as prof:
+        for indices in batches:
+            trainer.train_step(indices)
+    kinds = {kind: 0.0 for kind in OP_KINDS} | {"element-wise and other (layer norm, adds, ReLU, sums, ...)": 0.0}
+    for event in prof.key_averages():
+        kind = next((k for k, prefixes in OP_KINDS.items() if event.key.startswith(prefixes)), None)
+        kinds[kind or "element-wise and other (layer norm, adds, ReLU, sums, ...)"] += event.self_cpu_time_total / 1e6
+    return kinds, data_seconds
+
+
+def compare_precisions(args) -> None:
+    """fp32 against bf16 training steps, ABBA, on the same batches (module docstring)."""
+    cfg, data, fp32 = build(args.model, args.overrides, "fp32")
+    _, _, bf16 = build(args.model, args.overrides, "bf16", data)
+    trainers = {"fp32": fp32, "bf16": bf16}
+    split = data.splits["train"]
+    src_lens, tgt_lens = split.lengths()
+    batches = fp32.epoch_batches(0)
+    assert batches == bf16.epoch_batches(0)
+    print(f"model={args.model}: {sum(p.numel() for p in fp32.model.parameters()) / 1e6:.2f}M parameters, "
+          f"{len(split)} train pairs, {len(batches)} batches of train.max_tokens={cfg.train.max_tokens}")
+    totals = {name: {"tokens": 0, "seconds": 0.0, "flops": 0.0, "fp32": 0.0, "bf16": 0.0} for name in trainers}
+    pair_ratios, peaks = [], {"fp32": [], "bf16": []}
+    warmup = 2
+    for step in range(warmup + args.steps):
+        peak = {"fp32": matmul_peak(4096), "bf16": max(matmul_peak(n, dtype=torch.bfloat16) for n in (2048, 4096))}
+        seconds_of = {}
+        for name in ("fp32", "bf16") if step % 2 == 0 else ("bf16", "fp32"):
+            started = time.perf_counter()
+            record = trainers[name].train_step(batches[step])
+            tokens = record["tokens"]
+            trainers[name].pending = [record]
+            trainers[name].settle()  # waits for the step's numbers, as the training loop does at its log steps
+            seconds_of[name] = time.perf_counter() - started
+            if step >= warmup:
+                total = totals[name]
+                total["tokens"] += tokens
+                total["seconds"] += seconds_of[name]
+                total["flops"] += train_flops(cfg.model, len(data.tokenizer), [src_lens[i] for i in batches[step]],
+                                              [tgt_lens[i] for i in batches[step]])
+                for dtype in ("fp32", "bf16"):
+                    total[dtype] += seconds_of[name] * peak[dtype]
+        if step >= warmup:
+            pair_ratios.append(seconds_of["fp32"] / seconds_of["bf16"])
+            for dtype in peaks:
+                peaks[dtype].append(peak[dtype])
+    print(f"matmul peaks measured next to each step pair: fp32 {min(peaks['fp32']) / 1e9:.0f} to "
+          f"{max(peaks['fp32']) / 1e9:.0f} GFLOP/s, bf16 {min(peaks['bf16']) / 1e9:.0f} to "
+          f"{max(peaks['bf16']) / 1e9:.0f} GFLOP/s")
+    print(f"{'':6s} {'tgt tok/s':>10s} {'GFLOP/s':>8s} {'of fp32 peak':>13s} {'of bf16 peak':>13s}")
+    rates = {}
+    for name, total in totals.items():
+        rates[name] = total["tokens"] / total["seconds"]
+        print(f"{name:6s} {rates[name]:10.0f} {total['flops'] / total['seconds'] / 1e9:8.1f} "
+              f"{100 * total['flops'] / total['fp32']:12.1f}% {100 * total['flops'] / total['bf16']:12.1f}%")
+    print(f"ratio bf16 / fp32 (non-pad target tokens/s): {rates['bf16'] / rates['fp32']:.2f} "
+          f"(per step: {min(pair_ratios):.2f} to {max(pair_ratios):.2f}, median "
+          f"{sorted(pair_ratios)[len(pair_ratios) // 2]:.2f}, over {len(pair_ratios)} steps)")
+    print(f"load average after {os.getloadavg()[0]:.2f}")
+    if args.profile:
+        profiled = batches[warmup + args.steps: warmup + args.steps + args.profile]
+        kinds = {name: profile_by_kind(trainer, profiled) for name, trainer in trainers.items()}
+        print(f"profile of {args.profile} steps (self CPU seconds per kind of op, share of the profiled total):")
+        print(f"{'kind':62s} {'fp32 s':>8s} {'share':>6s} {'bf16 s':>8s} {'share':>6s}")
+        sums = {name: sum(k.values()) for name, (k, _) in kinds.items()}
+        for kind in kinds["fp32"][0]:
+            print(f"{kind:62s} " + " ".join(f"{kinds[n][0][kind]:8.3f} {100 * kinds[n][0][kind] / sums[n]:5.1f}%"
+                                          for n in ("fp32", "bf16")))
+        print(f"{'total (profiled)':62s} {sums['fp32']:8.3f} {'':6s} {sums['bf16']:8.3f}")
+        print(f"{'data: collating the same batches (outside the profile)':62s} {kinds['fp32'][1]:8.3f} {'':6s} "
+              f"{kinds['bf16'][1]:8.3f}")
 
 
 def peak_rss_of_training(model: str, steps: int, overrides: list[str]) -> float:
@@ -143,6 +246,8 @@ def profile_ours(trainer, batches, rows: int = 25) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--against", choices=("tutorial", "fp32"), default="tutorial",
+                        help="tutorial: ours against a tutorial nn.Transformer; fp32: our bf16 step against our fp32")
     parser.add_argument("--model", default="small", help="conf/model/<name>.yaml")
     parser.add_argument("--steps", type=int, default=8, help="measured steps per side (after 2 warm-up steps)")
     parser.add_argument("--threads", type=int, default=None, help="torch threads (default: torch's choice)")
@@ -156,6 +261,9 @@ def main() -> None:
 
     print(f"torch {torch.__version__}, {torch.get_num_threads()} threads, load average before "
           f"{os.getloadavg()[0]:.2f} (other processes share these cores: read the ratios)")
+    if args.against == "fp32":
+        compare_precisions(args)
+        return
     rss = {model: peak_rss_of_training(model, 3, args.overrides) for model in args.rss}
     cfg, data, trainer = build(args.model, args.overrides)
     tok, split = data.tokenizer, data.splits["train"]

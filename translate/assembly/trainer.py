@@ -21,6 +21,7 @@ from translate.data.pipeline import PreparedData
 from translate.decoding.translator import Translator
 from translate.model.attention import MultiHeadAttention
 from translate.model.config import ModelConfig
+from translate.model.dropout import use_packed_dropout
 from translate.model.transformer import Transformer
 from translate.training import distributed
 from translate.training.batch_plan import BatchPlan
@@ -51,6 +52,7 @@ def build_trainer(settings: RunSettings, data: PreparedData, runtime: Runtime, r
                         tokenizer.pad_id).to(runtime.device)
     check_data_fits(model.encoding, {**data.splits, **data.test_sets}, settings.decode)
     use_flex_attention(model, train.flex_attention)
+    use_packed_dropout(model, runtime.cpu_bf16)
     train_model = distributed.wrap_model(model, runtime)
     plan = BatchPlan.of(train, runtime, data.splits["train"].lengths(), settings.seed)
     compiled = None

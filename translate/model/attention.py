@@ -29,6 +29,13 @@ def flex_attend(q: Tensor, k: Tensor, v: Tensor, logit_bias: Tensor) -> Tensor:
     return flex_attention(q, k, v, score_mod=add_bias)
 
 
+def slow_fused_kernel(q: Tensor) -> bool:
+    """PyTorch's fused CPU attention is slow in bf16 (torch 2.13, model=small's shapes, q/k/v views of one
+    projection): forward and backward 22 ms against 3.3 ms for the explicit matmuls, which run on the bf16 matmul
+    units (docs/speed.md). fp32 and CUDA keep the fused kernel."""
+    return q.dtype == torch.bfloat16 and q.device.type == "cpu"
+
+
 def attend(q: Tensor, k: Tensor, v: Tensor, logit_bias: Optional[Tensor], terms: AttentionTerms,
            dropout_p: float, need_weights: bool, flex: bool = False) -> tuple[Tensor, Optional[Tensor]]:
     """q (B, H, Tq, Dh), k and v (B, H, Tk, Dh), logit_bias broadcastable to (B, H, Tq, Tk) (mask + static bias).
@@ -44,7 +51,7 @@ def attend(q: Tensor, k: Tensor, v: Tensor, logit_bias: Optional[Tensor], terms:
     per_head = logit_bias is not None and logit_bias.dim() >= 3 and logit_bias.size(-3) > 1  # a position bias
     if flex and per_head and dropout_p == 0 and not (need_weights or terms.needs_weights):
         return flex_attend(q, k, v, logit_bias), None
-    if not (need_weights or terms.needs_weights):
+    if not (need_weights or terms.needs_weights or slow_fused_kernel(q)):
         if logit_bias is not None:
             logit_bias = logit_bias.to(q.dtype)
         return F.scaled_dot_product_attention(q, k, v, attn_mask=logit_bias, dropout_p=dropout_p), None
@@ -58,7 +65,7 @@ def attend(q: Tensor, k: Tensor, v: Tensor, logit_bias: Optional[Tensor], terms:
     out = torch.matmul(dropped, v)
     if terms.value_term is not None:
         out = out + terms.value_term(dropped)
-    return out, probs
+    return out, (probs if need_weights or terms.needs_weights else None)
 
 
 class MultiHeadAttention(nn.Module):

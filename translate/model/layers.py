@@ -8,13 +8,14 @@ from torch import Tensor, nn
 from translate.encodings.base import NO_TERMS, AttentionTerms
 from translate.model.attention import MultiHeadAttention
 from translate.model.cache import LayerCache
+from translate.model.dropout import Dropout
 
 NORM_POSITIONS = ("pre", "post")
 
 
 class FeedForward(nn.Sequential):
     def __init__(self, d_model: int, d_ff: int, dropout: float) -> None:
-        super().__init__(nn.Linear(d_model, d_ff), nn.ReLU(), nn.Dropout(dropout), nn.Linear(d_ff, d_model))
+        super().__init__(nn.Linear(d_model, d_ff), nn.ReLU(), Dropout(dropout), nn.Linear(d_ff, d_model))
 
 
 class Residual(nn.Module):
@@ -23,7 +24,7 @@ class Residual(nn.Module):
     def __init__(self, d_model: int, dropout: float, norm_position: str) -> None:
         super().__init__()
         self.norm = nn.LayerNorm(d_model)
-        self.dropout = nn.Dropout(dropout)
+        self.dropout = Dropout(dropout)
         self.pre = norm_position == "pre"
 
     def forward(self, x: Tensor, sublayer) -> tuple[Tensor, Optional[Tensor]]:

@@ -14,6 +14,7 @@ from torch import Tensor, nn
 from translate.encodings.base import AttentionTerms, PositionalEncoding
 from translate.model.cache import DecoderCache
 from translate.model.config import ModelConfig
+from translate.model.dropout import Dropout
 from translate.model.layers import DecoderLayer, EncoderLayer
 
 
@@ -80,7 +81,7 @@ class Transformer(nn.Module):
         # Pre-LN stacks need a final norm; post-LN layers already end with one.
         final_norm = (lambda: nn.LayerNorm(d_model)) if shape.norm_position == "pre" else nn.Identity
         self.encoder_norm, self.decoder_norm = final_norm(), final_norm()
-        self.dropout = nn.Dropout(shape.dropout)
+        self.dropout = Dropout(shape.dropout)
         self.output = nn.Linear(d_model, vocab_size, bias=False)
         encoding.use_layers(shape.n_encoder_layers, shape.n_decoder_layers)  # per-layer position parameters, if any
         self._init_weights()

@@ -30,6 +30,13 @@ class Runtime:
         costs ~10% of a CPU step at model=small)."""
         return self.device.type in ("cpu", "cuda")
 
+    @property
+    def cpu_bf16(self) -> bool:
+        """The CPU bf16 path: autocast plus the kernels that make bf16 pay on a CPU (the fused loss, dropout masks
+        from packed random words, explicit attention matmuls). fp32 and CUDA keep the reference kernels, so their
+        runs reproduce bit for bit (docs/speed.md)."""
+        return self.device.type == "cpu" and self.autocast_dtype == torch.bfloat16
+
     def describe(self) -> str:
         """What a run's numbers name as its device: "NVIDIA H200, fp32", "CPU, fp32" (metrics.json's `device`)."""
         name = torch.cuda.get_device_name(self.device) if self.device.type == "cuda" else self.device.type.upper()

@@ -30,7 +30,7 @@ from translate.training.console import ConsoleProgress
 from translate.training.config import TrainConfig
 from translate.training.device import Runtime
 from translate.training.interruption import Interrupted, StepAbandoned, StopRequests
-from translate.training.loss import sequence_loss
+from translate.training.loss import ChunkedProjectionLoss, logits_then_loss, sequence_loss
 from translate.training.progress import Progress, budget_spent, plateaued
 from translate.training.schedule import inverse_sqrt_schedule
 from translate.training.validator import Validator
@@ -96,6 +96,7 @@ class Trainer:
         self.optimizer = torch.optim.AdamW(model.parameters(), lr=train.lr, betas=tuple(train.betas),
                                            weight_decay=train.weight_decay, fused=runtime.fused_adamw or None)
         self.scheduler = inverse_sqrt_schedule(self.optimizer, train.warmup_steps)
+        self.projected_loss = ChunkedProjectionLoss(runtime.autocast_dtype) if runtime.cpu_bf16 else logits_then_loss
         self.progress = Progress()
         self.bad_steps_in_a_row = 0
         self.pending: list[StepRecord] = []   # steps not yet settled (see StepRecord)
@@ -168,7 +169,7 @@ class Trainer:
         with self.stop.abortable(), self.runtime.autocast():
             hidden = module(batch.src, batch.tgt_in)
             result = sequence_loss(self.model, hidden, batch.tgt_out, self.tokenizer.pad_id,
-                                   self.train_cfg.label_smoothing, batch.target_positions)
+                                   self.train_cfg.label_smoothing, batch.target_positions, self.projected_loss)
         tokens = result.tokens
         if self.runtime.world_size > 1:  # one all-reduce: the global batch's tokens scale the loss
             loss_sum, nll_sum, tokens = distributed.sum_on_device(self.runtime, result.loss.detach(), result.nll,
