@@ -385,6 +385,10 @@ def test_a_comparison_never_mixes_devices_and_its_rows_name_the_device(tmp_path,
     other = make_job(tmp_path / "nope", "none", 1, (1, 9), broken_long(references), references, 0.3)
     assert {job.device for job in find_jobs(tmp_path)} == {"CPU, fp32"}   # no record: the config's device
     metrics = json.loads((other / "metrics.json").read_text())
+    (other / "metrics.json").write_text(json.dumps(dict(metrics, device="CPU, bf16")))  # nor precisions
+    with pytest.raises(SweepError, match=r"different devices \(CPU, bf16: 1 job\(s\), e\.g\. nope; "
+                                         r"CPU, fp32: 1 job\(s\), e\.g\. sin\).*never mixes devices"):
+        find_jobs(tmp_path)
     (other / "metrics.json").write_text(json.dumps(dict(metrics, device="NVIDIA H200, fp32")))
     with pytest.raises(SweepError, match=r"different devices \(.*CPU, fp32: 1 job\(s\), e\.g\. sin.*"
                                          r"NVIDIA H200, fp32: 1 job\(s\), e\.g\. nope.*never mixes devices"):
