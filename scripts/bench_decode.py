@@ -4,12 +4,17 @@
     python scripts/bench_decode.py --checkpoint runs/x/best.pt --limit 500
     python scripts/bench_decode.py --train-steps 0          # random weights: every output runs to the length limit
     python scripts/bench_decode.py --against-eole --model small --train-steps 200 --threads 1   # ours vs Eole 0.6.4
+    python scripts/bench_decode.py --checkpoint runs/x/last.pt --against-fp32-weights    # bf16 weights vs fp32
 
 --against-eole times ours and Eole 0.6.4 (in its own venv: --eole-python, $EOLE_PYTHON or /work/eole-venv/bin/python;
 said so and skipped when absent) on the same test sentences with the same weights (ours, briefly trained, converted
 to Eole's format by scripts/eole_peer.py), the same batch_tokens and thread count, interleaved search by search and
 round by round, and reports sentences/s and target tokens/s with their ratios. The trained weights and Eole's copy
 are kept in --eole-dir, so a rerun only decodes.
+
+--against-fp32-weights decodes one trained checkpoint twice, with its fp32 weights and with a bf16 copy (every
+parameter and buffer cast), the same batches, greedy and beam 4, --rounds rounds alternating which goes first; it
+prints sentences/s of each, their ratio, the share of identical outputs and the BLEU of each against the references.
 
 Sentences are batched by length as the Translator does (decode.batch_tokens). For each batch the cached and the
 uncached search run back to back, so other processes on the machine slow both alike: read the ratios, not the
@@ -247,6 +252,39 @@ def against_eole(args) -> None:
             print(f"{name:7s} the same output as Eole for {same[name]:.1%} of the sentences (same weights)")
 
 
+def against_fp32_weights(args) -> None:
+    """One checkpoint decoded with fp32 weights and with a bf16 copy, ABBA round by round (module docstring)."""
+    import copy
+
+    from sacrebleu.metrics import BLEU
+
+    if not args.checkpoint:
+        raise SystemExit("--against-fp32-weights needs --checkpoint (a trained model: an untrained one decodes to "
+                         "its length limit)")
+    model, tokenizer, what = from_checkpoint(args.checkpoint)
+    models = {"fp32": model.eval(), "bf16": copy.deepcopy(model).to(torch.bfloat16).eval()}
+    corpus = args.corpora[0]
+    cfg = compose(f"data={corpus}", f"data.test_limit={args.limit}" if args.limit else "data.test_limit=null")
+    test = prepare_data(data_settings(cfg), tokenizer=tokenizer).splits["test"]
+    sources, references = test.src, [pair.en for pair in test.pairs]
+    print(f"decoding {len(sources)} {corpus} test sentences with {what}: fp32 weights against a bf16 copy, "
+          f"{args.rounds} rounds, {torch.get_num_threads()} threads")
+    print(f"{'search':7s} {'weights':7s} {'sent/s':>8s} {'BLEU':>6s} {'bf16/fp32 sent/s':>17s} {'same output':>12s}")
+    for name, beam in SEARCHES.items():
+        settings = decode_settings(beam)
+        seconds, outputs = {"fp32": 0.0, "bf16": 0.0}, {}
+        for round_ in range(args.rounds):
+            for precision in ("fp32", "bf16") if round_ % 2 == 0 else ("bf16", "fp32"):
+                taken, outputs[precision] = time_ours(models[precision], tokenizer, sources, settings)
+                seconds[precision] += taken
+        rate = {p: len(sources) * args.rounds / seconds[p] for p in seconds}
+        same = sum(a == b for a, b in zip(outputs["fp32"], outputs["bf16"])) / len(sources)
+        for precision in ("fp32", "bf16"):
+            bleu = BLEU().corpus_score(tokenizer.decode(outputs[precision]), [references]).score
+            ratio = f"{rate['bf16'] / rate['fp32']:16.2f}x {same:11.1%}" if precision == "bf16" else ""
+            print(f"{name:7s} {precision:7s} {rate[precision]:8.1f} {bleu:6.2f} {ratio}", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--checkpoint", help="a trained checkpoint (default: train briefly, see --train-steps)")
@@ -263,12 +301,19 @@ def main() -> None:
                         "else /work/eole-venv/bin/python)")
     parser.add_argument("--eole-dir", default=str(ROOT / "data" / "cache" / "eole_peer"),
                         help="Eole's data and model, and our brief training's weights, kept for reruns")
-    parser.add_argument("--rounds", type=int, default=3, help="--against-eole: rounds of ours-then-Eole per search")
+    parser.add_argument("--rounds", type=int, default=3, help="--against-eole: rounds of ours-then-Eole per search; "
+                        "--against-fp32-weights: rounds of each precision")
+    parser.add_argument("--against-fp32-weights", action="store_true",
+                        help="a --checkpoint decoded with its fp32 weights and with a bf16 copy (module docstring)")
     args = parser.parse_args()
     if args.threads:
         torch.set_num_threads(args.threads)
     print(f"torch {torch.__version__}, {torch.get_num_threads()} threads, load average before "
           f"{os.getloadavg()[0]:.2f} (other processes share these cores: read the ratios)")
+    if args.against_fp32_weights:
+        against_fp32_weights(args)
+        print(f"load average after {os.getloadavg()[0]:.2f}")
+        return
     if args.against_eole:
         against_eole(args)
         print(f"load average after {os.getloadavg()[0]:.2f}")

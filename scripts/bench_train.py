@@ -4,6 +4,7 @@ our bf16 step (--against fp32), in one process.
     python scripts/bench_train.py --model small --steps 8
     python scripts/bench_train.py --model base --steps 4 --rss small base
     python scripts/bench_train.py --against fp32 --model small --steps 16 --profile 3
+    python scripts/bench_train.py --against fp32 --ladder --model small --steps 12
 
 Both sides train on the same Tatoeba sentences with the same sizes (d_model, heads, layers, FFN, vocabulary):
   ours      Trainer.train_step: token-budget batches of length-sorted sentences, loss on non-pad rows only,
@@ -21,6 +22,8 @@ train.precision=bf16 (the CPU bf16 path: autocast, the chunked projection loss, 
 attention matmuls), take the same batches in ABBA order. Printed: target tokens/s of each, their ratio (and per step
 pair), and each one's share of the fp32 and of the bf16 matmul peak measured next to every step pair (the best of
 2048^3 and 4096^3 matmuls in each dtype). --profile N then profiles N steps of each and sorts the time by kind.
+--ladder instead adds the bf16 path's parts one at a time (autocast alone, + explicit attention, + packed dropout
+masks, + the chunked projection loss), five trainers on the same batches, each against the one before.
 """
 from __future__ import annotations
 
@@ -161,6 +164,49 @@ def profile_by_kind(trainer, batches) -> tuple[dict[str, float], float]:
     return kinds, data_seconds
 
 
+def ladder(args) -> None:
+    """The bf16 path built up one part at a time, each rung timed against the one before (module docstring). The
+    rungs below the whole path are made by switching its parts on an fp32-built trainer; the attention rule is a
+    module function, so it is swapped around each rung's steps."""
+    import translate.model.attention as attention
+    from translate.model.dropout import use_packed_dropout
+    from translate.training.device import make_runtime
+
+    explicit_in_bf16, fused_always = attention.slow_fused_kernel, (lambda q: False)
+    cfg, data, fp32 = build(args.model, args.overrides, "fp32")
+    rungs = {"fp32": (fp32, fused_always)}
+    for name, explicit, packed in (("+ bf16 autocast", False, False), ("+ explicit bf16 attention", True, False),
+                                   ("+ packed dropout masks", True, True)):
+        _, _, trainer = build(args.model, args.overrides, "fp32", data)
+        trainer.runtime = make_runtime("cpu", "bf16")
+        use_packed_dropout(trainer.model, packed)
+        rungs[name] = (trainer, explicit_in_bf16 if explicit else fused_always)
+    _, _, whole = build(args.model, args.overrides, "bf16", data)
+    rungs["+ chunked projection loss (= train.precision=bf16)"] = (whole, explicit_in_bf16)
+    batches, names = fp32.epoch_batches(0), list(rungs)
+    totals = {name: [0, 0.0] for name in names}
+    for step in range(2 + args.steps):
+        for name in names if step % 2 == 0 else names[::-1]:
+            trainer, rule = rungs[name]
+            attention.slow_fused_kernel = rule
+            started = time.perf_counter()
+            record = trainer.train_step(batches[step])
+            trainer.pending = [record]
+            trainer.settle()
+            if step >= 2:
+                totals[name][0] += record["tokens"]
+                totals[name][1] += time.perf_counter() - started
+    attention.slow_fused_kernel = explicit_in_bf16
+    print(f"model={args.model}, {args.steps} steps each after 2 warm-up steps, rungs in alternating order")
+    print("| rung | target tok/s | x fp32 | x the rung before |\n|---|--:|--:|--:|")
+    before = None
+    for name in names:
+        rate = totals[name][0] / totals[name][1]
+        print(f"| {name} | {rate:,.0f} | {rate * totals['fp32'][1] / totals['fp32'][0]:.2f}x | "
+              f"{'' if before is None else f'{rate / before:.2f}x'} |")
+        before = rate
+
+
 def compare_precisions(args) -> None:
     """fp32 against bf16 training steps, ABBA, on the same batches (module docstring)."""
     cfg, data, fp32 = build(args.model, args.overrides, "fp32")
@@ -248,6 +294,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--against", choices=("tutorial", "fp32"), default="tutorial",
                         help="tutorial: ours against a tutorial nn.Transformer; fp32: our bf16 step against our fp32")
+    parser.add_argument("--ladder", action="store_true", help="with --against fp32: add the bf16 path's parts "
+                        "one at a time")
     parser.add_argument("--model", default="small", help="conf/model/<name>.yaml")
     parser.add_argument("--steps", type=int, default=8, help="measured steps per side (after 2 warm-up steps)")
     parser.add_argument("--threads", type=int, default=None, help="torch threads (default: torch's choice)")
@@ -262,7 +310,10 @@ def main() -> None:
     print(f"torch {torch.__version__}, {torch.get_num_threads()} threads, load average before "
           f"{os.getloadavg()[0]:.2f} (other processes share these cores: read the ratios)")
     if args.against == "fp32":
-        compare_precisions(args)
+        if args.ladder:
+            ladder(args)
+        else:
+            compare_precisions(args)
         return
     rss = {model: peak_rss_of_training(model, 3, args.overrides) for model in args.rss}
     cfg, data, trainer = build(args.model, args.overrides)

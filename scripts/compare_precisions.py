@@ -34,17 +34,20 @@ def read_runs(folder: Path) -> dict[tuple[str, int, bool], dict]:
     return runs
 
 
-def paired_t(deltas: list[float], margin: float) -> dict:
-    """Mean Δ, its 95% t interval, the 90% interval of the TOST and its p (the larger of the two one-sided p)."""
+def paired_t(deltas: list[float], margin: float, alpha: float = 0.05) -> dict:
+    """Mean Δ, its 95% t interval, the (1 − 2·alpha) interval of the TOST and its p (the larger one-sided p)."""
     d = np.asarray(deltas, dtype=float)
     n, mean = len(d), float(d.mean())
     se = float(d.std(ddof=1) / np.sqrt(n))
     df = n - 1
-    half95, half90 = stats.t.ppf(0.975, df) * se, stats.t.ppf(0.95, df) * se
+    half95, half_tost = stats.t.ppf(0.975, df) * se, stats.t.ppf(1 - alpha, df) * se
+    if se == 0:  # every seed gave the same Δ: no spread to build a t interval on; shown as a point
+        return {"mean": mean, "sd": 0.0, "df": df, "ci95": [mean, mean], "tost_interval": [mean, mean],
+                "tost_p": float(abs(mean) >= margin), "p_difference": float(mean == 0)}
     p_low = stats.t.sf((mean + margin) / se, df)    # H0: Δ <= -margin
     p_high = stats.t.cdf((mean - margin) / se, df)  # H0: Δ >= +margin
     return {"mean": mean, "sd": float(d.std(ddof=1)), "df": df, "ci95": [mean - half95, mean + half95],
-            "ci90": [mean - half90, mean + half90], "tost_p": float(max(p_low, p_high)),
+            "tost_interval": [mean - half_tost, mean + half_tost], "tost_p": float(max(p_low, p_high)),
             "p_difference": float(2 * stats.t.sf(abs(mean) / se, df))}
 
 
@@ -52,6 +55,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("runs", type=Path)
     parser.add_argument("--margin", type=float, default=0.5, help="BLEU: the TOST's equivalence margin")
+    parser.add_argument("--alpha", type=float, default=0.05, help="each side of the TOST (docs/preregistration.md "
+                        "reads the precision check at 0.0294 a side: Pocock over two looks)")
     parser.add_argument("--plot", type=Path, help="write the valid loss curves here (PNG)")
     parser.add_argument("--summary", type=Path, help="write the numbers here (JSON)")
     args = parser.parse_args()
@@ -64,7 +69,8 @@ def main() -> None:
     print(f"model={first['model']}, {first['steps']} steps, tested at step {first.get('tested_step', first['steps'])}"
           f", seeds {', '.join(map(str, seeds))}; fp32: {first.get('device', '?')}, bf16: "
           f"{runs[('bf16', seeds[0], False)].get('device', '?')}")
-    summary = {"seeds": seeds, "margin": args.margin, "test_sets": {}, "runs": {}}
+    summary = {"seeds": seeds, "margin": args.margin, "alpha": args.alpha, "test_sets": {}, "runs": {}}
+    tost_level = f"{100 * (1 - 2 * args.alpha):.1f}%"
     print(f"\n| test set | seed | fp32 BLEU | bf16 BLEU | Δ |\n|---|--:|--:|--:|--:|")
     for name in TEST_SETS:
         deltas = []
@@ -72,15 +78,17 @@ def main() -> None:
             a, b = (runs[(p, seed, False)]["test_sets"][name]["bleu"] for p in ("fp32", "bf16"))
             deltas.append(b - a)
             print(f"| {name} | {seed} | {a:.2f} | {b:.2f} | {b - a:+.2f} |")
-        result = paired_t(deltas, args.margin)
+        result = paired_t(deltas, args.margin, args.alpha)
         summary["test_sets"][name] = {"deltas": deltas, **result}
-    print(f"\n| test set | mean Δ (bf16 - fp32) | sd over seeds | 95% CI (t, df={len(seeds) - 1}) | 90% CI | "
-          f"TOST ±{args.margin} p | within ±{args.margin}? |\n|---|--:|--:|---|---|--:|---|")
+    print(f"\n| test set | mean Δ (bf16 - fp32) | sd over seeds | 95% CI (t, df={len(seeds) - 1}) | {tost_level} CI | "
+          f"TOST ±{args.margin} p | reading |\n|---|--:|--:|---|---|--:|---|")
     for name, r in summary["test_sets"].items():
-        inside = r["ci90"][0] > -args.margin and r["ci90"][1] < args.margin
+        low, high = r["tost_interval"]
+        reading = (f"within ±{args.margin}" if -args.margin < low and high < args.margin else
+                   f"beyond ±{args.margin}" if high < -args.margin or low > args.margin else "undecided")
+        r["reading"] = reading
         print(f"| {name} | {r['mean']:+.2f} | {r['sd']:.2f} | [{r['ci95'][0]:+.2f}, {r['ci95'][1]:+.2f}] | "
-              f"[{r['ci90'][0]:+.2f}, {r['ci90'][1]:+.2f}] | {r['tost_p']:.3f} | "
-              f"{'yes' if inside else 'not shown'} |")
+              f"[{low:+.2f}, {high:+.2f}] | {r['tost_p']:.3f} | {reading} |")
     print("\n| run | weights SHA-256 | train min | target tok/s | best valid BLEU (step) | valid loss at end |"
           "\n|---|---|--:|--:|--:|--:|")
     for (precision, seed, repeat), m in sorted(runs.items()):
@@ -106,18 +114,29 @@ def plot_curves(runs: dict, path: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(6.4, 4.0))
+    fig, (ax, diff) = plt.subplots(1, 2, figsize=(10, 4.0))
     colours = {"fp32": "tab:blue", "bf16": "tab:orange"}
+    curves = {}
     for (precision, seed, repeat), m in sorted(runs.items()):
         if repeat:
             continue
         steps, losses = zip(*[(step, loss) for step, _, loss in m["valid_curve"]])
+        curves[(precision, seed)] = (steps, np.asarray(losses))
         ax.plot(steps, losses, color=colours[precision], marker="o", markersize=3, alpha=0.8,
                 label=f"{precision}, seed {seed}")
+    for (precision, seed), (steps, losses) in curves.items():
+        if precision == "bf16" and ("fp32", seed) in curves:
+            diff.plot(steps, losses - curves[("fp32", seed)][1], marker="o", markersize=3, label=f"seed {seed}")
+    diff.axhline(0, color="grey", linewidth=0.8)
+    diff.set_xlabel("training step")
+    diff.set_ylabel("valid loss, bf16 minus fp32")
+    diff.set_title("the same seed: bf16 minus fp32")
+    diff.legend(fontsize=8)
+    diff.grid(alpha=0.3)
     ax.set_xlabel("training step")
     ax.set_ylabel("valid loss (NLL per target token)")
     first = next(iter(runs.values()))
-    ax.set_title(f"model={first['model']}, {first['steps']} steps, CPU: fp32 against bf16")
+    ax.set_title(f"model={first['model']}, {first['steps']} steps, CPU: fp32 and bf16")
     ax.legend(fontsize=8, ncol=2)
     ax.grid(alpha=0.3)
     fig.tight_layout()

@@ -42,7 +42,8 @@ class TrainConfig(Checked):
     resume: Optional[str] = setting(Rule(lambda v: v != "", "null, auto or a checkpoint path"), default=None,
                                     optional=True, role=HOW_IT_RAN)
     device: str = setting(one_of("auto", "cpu", "cuda", "mps"), default="auto", role=HOW_IT_RAN)  # auto: cuda, mps, cpu
-    # auto: bf16 autocast on CUDA, fp32 elsewhere; or fp32 / bf16
+    # auto: bf16 autocast on CUDA, fp32 elsewhere; or fp32 / bf16 (on a CPU: autocast plus the CPU bf16 kernels, about
+    # 2x fp32's tokens/s where the CPU has bf16 matmul units: docs/speed.md)
     precision: str = setting(one_of("auto", "fp32", "bf16"), default="auto", role=HOW_IT_RAN)
     # torch.compile the training steps (CUDA, or CPU with a C++ compiler); first steps slow
     compile: bool = setting(BOOL, default=False, role=HOW_IT_RAN)
