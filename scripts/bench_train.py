@@ -133,7 +133,8 @@ def build(model: str, overrides: list[str], precision: str = "fp32", data=None):
     return cfg, data, trainer
 
 
-# What each profiled op is, by name (self CPU time): a kind per op, the rest is "element-wise and other".
+# What each profiled op is, by name (self CPU time): a kind per op, the rest is OTHER_OPS.
+OTHER_OPS = "element-wise and other (layer norm, adds, ReLU, sums, ...)"
 OP_KINDS = {
     "matmuls (linear layers, vocabulary projection)": ("aten::mm", "aten::addmm"),
     "attention (scores, softmax, weighted sum; fused or explicit)": (
@@ -157,11 +158,20 @@ def profile_by_kind(trainer, batches) -> tuple[dict[str, float], float]:
     with profile(activities=[ProfilerActivity.CPU]) as prof:
         for indices in batches:
             trainer.train_step(indices)
-    kinds = {kind: 0.0 for kind in OP_KINDS} | {"element-wise and other (layer norm, adds, ReLU, sums, ...)": 0.0}
+    kinds = {kind: 0.0 for kind in [*OP_KINDS, OTHER_OPS]}
     for event in prof.key_averages():
-        kind = next((k for k, prefixes in OP_KINDS.items() if event.key.startswith(prefixes)), None)
-        kinds[kind or "element-wise and other (layer norm, adds, ReLU, sums, ...)"] += event.self_cpu_time_total / 1e6
+        kind = next((k for k, prefixes in OP_KINDS.items() if event.key.startswith(prefixes)), OTHER_OPS)
+        kinds[kind] += event.self_cpu_time_total / 1e6
     return kinds, data_seconds
+
+
+def settled_step(trainer, indices) -> tuple[int, float]:
+    """(target tokens, wall seconds) of one training step, its numbers read back as the loop does at log steps."""
+    started = time.perf_counter()
+    record = trainer.train_step(indices)
+    trainer.pending = [record]
+    trainer.settle()
+    return record["tokens"], time.perf_counter() - started
 
 
 def ladder(args) -> None:
@@ -189,13 +199,10 @@ def ladder(args) -> None:
         for name in names if step % 2 == 0 else names[::-1]:
             trainer, rule = rungs[name]
             attention.slow_fused_kernel = rule
-            started = time.perf_counter()
-            record = trainer.train_step(batches[step])
-            trainer.pending = [record]
-            trainer.settle()
+            tokens, seconds = settled_step(trainer, batches[step])
             if step >= 2:
-                totals[name][0] += record["tokens"]
-                totals[name][1] += time.perf_counter() - started
+                totals[name][0] += tokens
+                totals[name][1] += seconds
     attention.slow_fused_kernel = explicit_in_bf16
     print(f"model={args.model}, {args.steps} steps each after 2 warm-up steps, rungs in alternating order")
     print("| rung | target tok/s | x fp32 | x the rung before |\n|---|--:|--:|--:|")
@@ -225,12 +232,7 @@ def compare_precisions(args) -> None:
         peak = {"fp32": matmul_peak(4096), "bf16": max(matmul_peak(n, dtype=torch.bfloat16) for n in (2048, 4096))}
         seconds_of = {}
         for name in ("fp32", "bf16") if step % 2 == 0 else ("bf16", "fp32"):
-            started = time.perf_counter()
-            record = trainers[name].train_step(batches[step])
-            tokens = record["tokens"]
-            trainers[name].pending = [record]
-            trainers[name].settle()  # waits for the step's numbers, as the training loop does at its log steps
-            seconds_of[name] = time.perf_counter() - started
+            tokens, seconds_of[name] = settled_step(trainers[name], batches[step])
             if step >= warmup:
                 total = totals[name]
                 total["tokens"] += tokens

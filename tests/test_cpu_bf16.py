@@ -41,7 +41,7 @@ def test_the_chunked_projection_loss_equals_the_reference_in_value_and_gradient(
         torch.testing.assert_close(a, b, rtol=1e-10, atol=1e-12)
 
 
-def test_the_chunked_loss_in_bf16_is_the_fp32_reference_to_bf16_precision_and_needs_no_gradient_buffer():
+def test_the_chunked_loss_in_bf16_is_the_fp32_reference_to_bf16_precision_with_or_without_gradients():
     torch.manual_seed(1)
     model = Projection(32, 300, torch.float32)
     rows = torch.randn(90, 32, requires_grad=True)

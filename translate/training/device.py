@@ -32,8 +32,8 @@ class Runtime:
 
     @property
     def cpu_bf16(self) -> bool:
-        """The CPU bf16 path: autocast plus the kernels that make bf16 pay on a CPU (the fused loss, dropout masks
-        from packed random words, explicit attention matmuls). fp32 and CUDA keep the reference kernels, so their
+        """The CPU bf16 path: autocast plus the kernels that make bf16 pay on a CPU (the chunked projection loss,
+        dropout masks from packed random words, explicit attention matmuls). fp32 and CUDA keep the reference kernels, so their
         runs reproduce bit for bit (docs/speed.md)."""
         return self.device.type == "cpu" and self.autocast_dtype == torch.bfloat16
 
