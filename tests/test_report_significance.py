@@ -7,14 +7,15 @@ import math
 import numpy as np
 import pytest
 from sacrebleu.metrics import BLEU, CHRF
+from scipy import stats as scipy_stats
 
 from translate.data.cleaning import Pair
 from translate.analysis.sweep.references import TestSet as SentencesOfTest
-from translate.analysis.sweep.significance import (SCORE, Difference, Groups, SentenceStats, compare,
+from translate.analysis.sweep.significance import (MAX_DF, SCORE, Difference, Groups, SentenceStats, compare,
                                                    difference_from_samples, group_counts, holm,
-                                                   independent_contrast, p_text, percentile_interval, seed_t_interval,
-                                                   seeds_needed, sentence_noise, t_quantile, t_two_sided_p,
-                                                   two_sided_p)
+                                                   independent_contrast, p_text, percentile_interval, seed_df,
+                                                   seed_t_interval, seeds_needed, sentence_noise, t_quantile,
+                                                   t_two_sided_p, two_sided_p)
 
 REFS = ["the cat sat on the mat", "a dog barks at night", "I like green tea very much", "she reads a book",
         "we went home early", "it is raining again today", "they play football on sundays", "he is tired"] * 5
@@ -67,18 +68,28 @@ def test_group_draws_keep_the_number_of_groups_and_resample_whole_groups():
 
 def test_seed_interval_of_two_seeds_worked_by_hand():
     """Per-seed deltas +1 and +3: mean 2, s = √2, SE = s/√2 = 1, t(1 df, 97.5%) = 12.706;
-    t = 2 -> two-sided p = 1 − (2/π)·atan(2) = 0.2952 (Cauchy). With a test-set SE of 1: SE = √2, t = √2 and
-    Welch–Satterthwaite df = SE⁴ / (1² / 1) = 4: t(4, 97.5%) = 2.776; p = 1 − sinθ(1 + cos²θ/2) with
-    tanθ = √2/2, i.e. 1 − (1/√3)(4/3) = 0.2302."""
+    t = 2 -> two-sided p = 1 − (2/π)·atan(2) = 0.2952 (Cauchy). With a shared test-set SE of 1: SE = √2, and the
+    seed part (1, one df) enters the df at its 70% upper bound 1/χ²₁(0.3) = 1/z(0.65)² = 6.735: Satterthwaite
+    df = (6.735 + 1)² / 6.735² = 1.319, far below the 4 that the seed part's point estimate would give."""
     mean, low, high, p = seed_t_interval([1.0, 3.0])
     assert mean == 2.0
     assert (low, high) == (pytest.approx(2 - 12.7062, abs=1e-3), pytest.approx(2 + 12.7062, abs=1e-3))
     assert p == pytest.approx(1 - 2 / math.pi * math.atan(2), abs=1e-9) == pytest.approx(0.2952, abs=1e-4)
-    mean, low, high, p = seed_t_interval([1.0, 3.0], sentence_se=1.0)
-    assert high - mean == pytest.approx(2.7764 * math.sqrt(2), abs=1e-3)
-    assert p == pytest.approx(1 - 4 / (3 * math.sqrt(3)), abs=1e-9) == pytest.approx(0.2302, abs=1e-4)
-    mean, low, high, p = seed_t_interval([2.0, 2.0], sentence_se=1.0)     # seeds agree: the normal quantile
+    bound = 1 / scipy_stats.norm.ppf(0.65) ** 2
+    df = (bound + 1) ** 2 / bound ** 2
+    assert bound == pytest.approx(6.735, abs=1e-3) and df == pytest.approx(1.319, abs=1e-3)
+    mean, low, high, p = seed_t_interval([1.0, 3.0], shared_se=1.0)
+    assert high - mean == pytest.approx(scipy_stats.t.ppf(0.975, df) * math.sqrt(2), rel=1e-9)
+    assert p == pytest.approx(2 * scipy_stats.t.sf(math.sqrt(2), df), rel=1e-9)
+    mean, low, high, p = seed_t_interval([2.0, 2.0], shared_se=1.0)     # seeds agree: the normal quantile
     assert high - mean == pytest.approx(1.962, abs=2e-3)
+
+
+def test_seed_df_runs_from_s_minus_1_to_the_normal():
+    assert seed_df([(1.0, 4), (0.0, 0)]) == pytest.approx(4.0)          # seeds alone: S − 1
+    assert seed_df([(0.0, 4), (1.0, 0)]) == MAX_DF                      # the test set alone: known variance
+    plain = (1.0 + 1.0) ** 2 / (1.0 / 4)                                # Satterthwaite with the point estimate: 16
+    assert 4.0 < seed_df([(1.0, 4), (1.0, 0)]) < plain
 
 
 def test_student_t_matches_tables():
@@ -156,7 +167,8 @@ def test_the_contrast_of_two_independent_groups_worked_by_hand():
     assert c.delta == -3.0 and c.se == pytest.approx(0.5)
     assert (c.low, c.high) == (pytest.approx(-3 - 1.96 * 0.5, abs=2e-3), pytest.approx(-3 + 1.96 * 0.5, abs=2e-3))
     assert c.p == pytest.approx(t_two_sided_p(6.0, 1000)) and c.p < 1e-8
-    # three seeds a group, not paired across groups: Welch over the seed parts (s = 1 each: var 1/3 per group)
+    # three seeds a group, not paired across groups: Satterthwaite over the two seed parts (s = 1 each: var 1/3 per
+    # group), both bounded alike so the bound cancels
     short3 = Difference(-1.0, 0, 0, 1, [-2.0, -1.0, 0.0], 1.0, "", sentence_se=0.0)
     long3 = Difference(-4.0, 0, 0, 1, [-5.0, -4.0, -3.0], 1.0, "", sentence_se=0.0)
     c = independent_contrast(short3, long3)
@@ -168,17 +180,16 @@ def test_seeds_needed_for_an_equivalence_grows_with_the_spread_between_seeds():
     assert seeds_needed(0.3, 0.2, 1.0) is not None
     few, many = seeds_needed(0.5, 0.2, 1.0), seeds_needed(1.5, 0.2, 1.0)
     assert few is not None and many is not None and 2 <= few < many
-    assert seeds_needed(1.0, 0.7, 1.0) is None  # the test set alone is too noisy for ±1
+    assert seeds_needed(1.0, 0.7, 1.0) is None  # the shared test-set noise alone is too large for ±1
 
 
-def test_more_seeds_average_away_the_test_set_noise_that_is_not_shared():
-    """With the same 0.6 BLEU of test-set noise per seed, seeds whose Δs share little of it need fewer seeds than the
-    old reading, which took the seed-mean's noise as a floor no number of seeds lowers."""
-    floor = seeds_needed(0.1, 0.46, 1.0)                        # 0.46 taken as all shared: unreachable at ±1
-    averaged = seeds_needed(0.1, 0.62, 1.0, shared_se=0.2)      # one seed's 0.62, of which 0.2 shared
-    assert floor is None and averaged is not None and 3 <= averaged <= 8
-    assert seeds_needed(0.1, 0.62, 1.0, shared_se=0.62) is None   # all shared: as before
-    assert seeds_needed(0.1, 0.62, 1.0, shared_se=0.0) < averaged
+def test_more_seeds_average_away_a_seeds_own_test_set_noise_but_not_the_shared_part():
+    """A seed's own test-set noise is part of the spread between seeds, which more seeds average away; the part all
+    seeds share (the same sentences) is a floor."""
+    own = seeds_needed(0.62, 0.1, 1.0)             # 0.62 of spread (own noise in it), 0.1 shared
+    assert own is not None and 3 <= own <= 8
+    assert seeds_needed(0.1, 0.46, 1.0) is None     # 0.46 shared: (1.645 + 1.282)·0.46 > 1 at any count
+    assert seeds_needed(0.62, 0.0, 1.0) <= own
 
 
 def test_the_shared_test_set_noise_is_read_from_the_resamples():
@@ -190,6 +201,7 @@ def test_the_shared_test_set_noise_is_read_from_the_resamples():
     observed = [0.1, 0.3, 0.2]
     d = difference_from_samples(observed, common + own)
     assert (d.seed_sentence_se, d.shared_sentence_se) == (pytest.approx(per_seed), pytest.approx(shared))
-    assert d.sentence_se == pytest.approx(math.sqrt(0.09 + 0.16 / 3), abs=0.005)   # the seed-mean's own noise
+    assert d.sentence_se == pytest.approx(shared)   # the shared part is the test-set part of the SE
+    assert d.se == pytest.approx(math.sqrt(np.var(observed, ddof=1) / 3 + shared ** 2))
     one = difference_from_samples([0.1], (common + own)[:1])
     assert one.seed_sentence_se is None and one.shared_sentence_se is None

@@ -12,12 +12,16 @@ the same sentences):
   so that p < α exactly when the (1 − α) interval excludes 0 (percentile_interval, two_sided_p): the interval is
   the k-th smallest and k-th largest resampled Δ, k = ⌈α(B+1)/2 − 1⌉, and p = 2(1 + n)/(B + 1), n the resamples
   on the far side of 0. The smallest p is 2/(B+1).
-- S ≥ 2 seeds: Δ is the mean of the per-seed deltas; its standard error combines the variance between seeds and
-  that of test sentences, SE² = s²/S + se², s the standard deviation of the per-seed deltas and se the standard
-  deviation of the seed-mean Δ over group resamples (every seed resampled with the same groups, since they
-  translated the same sentences). Interval Δ ± t(df, 0.975)·SE and p from t = Δ/SE, df by Welch–Satterthwaite
-  (S−1 when the seeds' spread dominates): a t-test over seeds widened by the test-set noise. Seeds are never
-  pooled as extra sentences.
+- S ≥ 2 seeds: Δ is the mean of the per-seed deltas, Δ_s = μ + seed effect + the test-set noise every seed shares
+  (the same sentences) + the seed's own test-set noise. Its standard error is SE² = s²/S + v_shared: s² the variance
+  of the per-seed deltas (which already holds each seed's own test-set noise) and v_shared the shared part, the mean
+  covariance between two seeds' Δs over the same group resamples (sentence_noise). Interval Δ ± t(df, 0.975)·SE and
+  p from t = Δ/SE. df by Satterthwaite with the seed part taken at its one-sided 70% upper confidence bound
+  (seed_df): S − 1 when the seeds' spread dominates, large when the shared test-set noise does. Plain Satterthwaite
+  lets a chance-small s² raise df and under-covers (87% at S = 2); df = S − 1 over-covers (up to 100%) when the test
+  set dominates; the bound was chosen by the simulation of interval_check.py, which keeps the 95% interval's coverage
+  in 93–97% and the TOST's false "about the same" at or below 5% for S = 2..11 (docs/sweeps.md has the table).
+  Seeds are never pooled as extra sentences.
 
 The length ratio (hypothesis words per reference word, mean over sentences) gets a Δ by the same procedure, so a
 BLEU gap beyond the training lengths can be told apart as a gap in where a model stops; it is no test of its own
@@ -29,12 +33,14 @@ the smallest margin it establishes, and the minimum detectable difference of the
 """
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field, replace
 from typing import Optional, Sequence
 
 import numpy as np
 from sacrebleu.metrics import BLEU, CHRF
+from scipy import special
 from scipy import stats as distributions
 
 from translate.scoring.metrics import sentence_length_ratios
@@ -218,27 +224,45 @@ def t_two_sided_p(t: float, df: float) -> float:
 
 def t_quantile(df: float, level: float = LEVEL) -> float:
     """q with P(|T| <= q) = level (e.g. 12.706 for df=1, 4.303 for df=2)."""
-    return float(distributions.t.ppf(0.5 + level / 2, df))
+    return t_ppf(0.5 + level / 2, df)
 
 
-def welch_df(parts: Sequence[tuple[float, int]]) -> float:
-    """Welch–Satterthwaite degrees of freedom of a sum of variance parts (variance, its df); parts with df = 0 are
-    known exactly (the bootstrap's thousands of resamples): df = (Σv)² / Σ(v²/df)."""
-    total = sum(v for v, _ in parts)
-    spread = sum(v * v / df for v, df in parts if df > 0 and v > 0)
+def t_ppf(p: float, df: float) -> float:
+    """Student's t quantile: scipy's stdtrit, the function distributions.t.ppf calls, without its argument checks
+    (the simulation of interval_check.py calls it hundreds of thousands of times)."""
+    return float(special.stdtrit(df, p))
+
+
+SEED_BOUND = 0.30   # df counts each seed variance at its one-sided (1 − SEED_BOUND) upper confidence bound
+
+
+@functools.lru_cache(maxsize=None)
+def seed_variance_bound(df: int) -> float:
+    """df/χ²(SEED_BOUND, df): the factor from a variance estimate with df degrees of freedom to its one-sided
+    (1 − SEED_BOUND) upper confidence bound."""
+    return df / float(distributions.chi2.ppf(SEED_BOUND, df))
+
+
+def seed_df(parts: Sequence[tuple[float, int]]) -> float:
+    """Degrees of freedom of t for SE² = Σ variance parts (variance, its df); df = 0 marks a part known to bootstrap
+    precision (thousands of resamples). Satterthwaite, df = (Σv)² / Σ(v²/df), but each estimated part enters at its
+    upper confidence bound v·df/χ²(SEED_BOUND, df), so a chance-small seed variance cannot borrow the known part's
+    certainty: S − 1 when one seed part dominates, up to MAX_DF when the known part does."""
+    bounded = [(v * seed_variance_bound(df) if df > 0 else v, df) for v, df in parts]
+    total = sum(v for v, _ in bounded)
+    spread = sum(v * v / df for v, df in bounded if df > 0 and v > 0)
     return MAX_DF if spread == 0 else min(MAX_DF, total * total / spread)
 
 
-def seed_t_interval(deltas: Sequence[float], sentence_se: float = 0.0, level: float = LEVEL
+def seed_t_interval(deltas: Sequence[float], shared_se: float = 0.0, level: float = LEVEL
                     ) -> tuple[float, float, float, float]:
-    """(mean, low, high, p) of per-seed deltas (≥ 2): mean ± t(df)·SE with SE² = s²/S + sentence_se², p from t.
-    df: Welch–Satterthwaite, the seed part having S − 1 degrees of freedom and the bootstrap part (thousands of
-    samples) practically infinitely many."""
+    """(mean, low, high, p) of per-seed deltas (≥ 2): mean ± t(df)·SE with SE² = s²/S + shared_se², p from t.
+    shared_se: the test-set noise all seeds share (sentence_noise); df: seed_df."""
     s = len(deltas)
     mean = float(np.mean(deltas))
     seed_var = float(np.var(deltas, ddof=1)) / s
-    se = math.sqrt(seed_var + sentence_se ** 2)
-    df = welch_df([(seed_var, s - 1), (sentence_se ** 2, 0)])
+    se = math.sqrt(seed_var + shared_se ** 2)
+    df = seed_df([(seed_var, s - 1), (shared_se ** 2, 0)])
     q = t_quantile(df, level)
     p = (1.0 if mean == 0 else 0.0) if se == 0 else t_two_sided_p(mean / se, df)
     return mean, mean - q * se, mean + q * se, p
@@ -246,24 +270,21 @@ def seed_t_interval(deltas: Sequence[float], sentence_se: float = 0.0, level: fl
 
 def detectable(se: float, df: float, level: float = LEVEL, power: float = POWER) -> float:
     """The smallest true |Δ| the two-sided test at 1 − level finds with `power`: (t(1−α/2) + t(power))·SE."""
-    return (t_quantile(df, level) + float(distributions.t.ppf(power, df))) * se
+    return (t_quantile(df, level) + t_ppf(power, df)) * se
 
 
-def seeds_needed(between_seed_sd: float, sentence_se: float, margin: float, power: float = POWER,
-                 most: int = 50, shared_se: Optional[float] = None) -> Optional[int]:
+def seeds_needed(seed_sd: float, shared_se: float, margin: float, power: float = POWER, most: int = 50
+                 ) -> Optional[int]:
     """The fewest seeds S (2..most) with which TOST at ±margin (α = 0.05 each side) shows "about the same" with
-    `power` when the true Δ is 0: margin ≥ (t(0.95, S−1) + t(1 − (1−power)/2, S−1))·√(s²/S + v(S)), v(S) the test-set
-    variance of the S-seed mean Δ. The test-set noise of one seed's Δ (`sentence_se`) is partly shared by every seed
-    (the same sentences: `shared_se`, what no number of seeds averages away) and partly the seed's own, which
-    averages out: v(S) = shared² + (sentence_se² − shared²)/S. Without `shared_se` the whole of it is taken as shared
-    (the safe side). None when even `most` seeds do not (the test set's own noise is too large)."""
-    shared = sentence_se if shared_se is None else min(shared_se, sentence_se)
+    `power` when the true Δ is 0, by the interval of seed_t_interval: margin ≥ (t(0.95, df) + t(1 − (1−power)/2,
+    df))·√(seed_sd²/S + shared_se²), df = seed_df. seed_sd: the spread of the per-seed deltas (each seed's own
+    test-set noise included); shared_se: the test-set noise every seed shares, which no number of seeds averages
+    away. None when even `most` seeds do not."""
     for s in range(2, most + 1):
-        sentence_var = shared ** 2 + (sentence_se ** 2 - shared ** 2) / s
-        se = math.sqrt(between_seed_sd ** 2 / s + sentence_var)
-        df = welch_df([(between_seed_sd ** 2 / s, s - 1), (sentence_var, 0)])
-        if margin >= (float(distributions.t.ppf(EQUIVALENCE_LEVEL + (1 - EQUIVALENCE_LEVEL) / 2, df))
-                      + float(distributions.t.ppf(1 - (1 - power) / 2, df))) * se:
+        se = math.sqrt(seed_sd ** 2 / s + shared_se ** 2)
+        df = seed_df([(seed_sd ** 2 / s, s - 1), (shared_se ** 2, 0)])
+        if margin >= (t_quantile(df, EQUIVALENCE_LEVEL)
+                      + t_ppf(1 - (1 - power) / 2, df)) * se:
             return s
     return None
 
@@ -296,11 +317,12 @@ class Difference:
     low90: Optional[float] = None
     high90: Optional[float] = None
     se: Optional[float] = None          # of Δ: test sentences, plus seeds when there are several
-    sentence_se: Optional[float] = None  # the test-set part alone (the bootstrap SD of the seed-mean Δ)
+    # the test-set part of se: one seed, the bootstrap SD of its Δ; several, the part every seed shares
+    sentence_se: Optional[float] = None
     df: float = MAX_DF
     detectable: Optional[float] = None  # minimum detectable |Δ| at α = 0.05, 80% power
-    # With several seeds (sentence_noise): one seed's test-set SE, and the part of it all seeds share; what more
-    # seeds would give (seeds_needed). None with one seed or without the resamples.
+    # With several seeds (sentence_noise): one seed's test-set SE, and the part of it all seeds share (what enters
+    # se). None with one seed or without the resamples.
     seed_sentence_se: Optional[float] = None
     shared_sentence_se: Optional[float] = None
 
@@ -327,33 +349,35 @@ def difference_from_samples(observed: list[float], samples: np.ndarray) -> Diffe
                           f"paired group bootstrap, {b} samples, percentile interval", low90, high90, sentence_se,
                           sentence_se, MAX_DF, detectable(sentence_se, MAX_DF))
     per_seed, shared = sentence_noise(samples)
-    return replace(seed_difference(observed, sentence_se), seed_sentence_se=per_seed, shared_sentence_se=shared)
+    return replace(seed_difference(observed, shared), seed_sentence_se=per_seed, shared_sentence_se=shared)
 
 
-def seed_difference(observed: Sequence[float], sentence_se: float) -> Difference:
-    """Δ over S ≥ 2 seeds: a t-interval of the per-seed deltas widened by the test-set noise (seed_t_interval)."""
+def seed_difference(observed: Sequence[float], shared_se: float) -> Difference:
+    """Δ over S ≥ 2 seeds: a t-interval of the per-seed deltas widened by the shared test-set noise
+    (seed_t_interval)."""
     s = len(observed)
-    _, low, high, p = seed_t_interval(observed, sentence_se)
-    _, low90, high90, _ = seed_t_interval(observed, sentence_se, EQUIVALENCE_LEVEL)
+    _, low, high, p = seed_t_interval(observed, shared_se)
+    _, low90, high90, _ = seed_t_interval(observed, shared_se, EQUIVALENCE_LEVEL)
     seed_var = float(np.var(observed, ddof=1)) / s
-    se = math.sqrt(seed_var + sentence_se ** 2)
-    df = welch_df([(seed_var, s - 1), (sentence_se ** 2, 0)])
+    se = math.sqrt(seed_var + shared_se ** 2)
+    df = seed_df([(seed_var, s - 1), (shared_se ** 2, 0)])
     return Difference(float(np.mean(observed)), low, high, p, list(observed), float(np.std(observed, ddof=1)),
-                      f"t over {s} seeds (df={df:.1f}) with test-set bootstrap variance", low90, high90, se,
-                      sentence_se, df, detectable(se, df))
+                      f"t over {s} seeds (df={df:.1f}) with the shared test-set variance", low90, high90, se,
+                      shared_se, df, detectable(se, df))
 
 
 def independent_contrast(first: Difference, second: Difference) -> Difference:
     """second.delta − first.delta for two comparisons on different sentences and different jobs (e.g. Δ_long of the
     long group minus Δ_short of the short group): SE² = SE₁² + SE₂² (independent test sets; seeds not paired), df by
-    Welch–Satterthwaite over the seed parts (normal when both have one seed); interval and p from that t."""
+    seed_df over both seed parts and both test-set parts (normal when both have one seed); interval and p from that
+    t."""
     parts = []
     for d in (first, second):
         seeds = len(d.per_seed)
         seed_var = float(np.var(d.per_seed, ddof=1)) / seeds if seeds > 1 else 0.0
         parts += [(seed_var, seeds - 1), ((d.sentence_se or 0.0) ** 2, 0)]
     se = math.sqrt(sum(v for v, _ in parts))
-    df = welch_df(parts)
+    df = seed_df(parts)
     delta = second.delta - first.delta
     out = []
     for level in (LEVEL, EQUIVALENCE_LEVEL):
@@ -362,7 +386,7 @@ def independent_contrast(first: Difference, second: Difference) -> Difference:
     p = (1.0 if delta == 0 else 0.0) if se == 0 else t_two_sided_p(delta / se, df)
     seeds = max(len(first.per_seed), len(second.per_seed))
     method = ("normal, independent test-set bootstraps" if seeds == 1 else
-              f"Welch t over seeds (df={df:.1f}) with both test-set bootstrap variances")
+              f"t over seeds (df={df:.1f}) with both shared test-set variances")
     return Difference(delta, out[0], out[1], p, [], None, method, out[2], out[3], se, None, df, detectable(se, df))
 
 

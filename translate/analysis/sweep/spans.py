@@ -81,9 +81,8 @@ def span_delta(d: Difference, margin: float, base_score: Optional[float]) -> Spa
     established = d.established_margin
     needed = None
     if d.std is not None and d.sentence_se is not None:
-        # one seed's test-set noise, of which more seeds average away all but the shared part (without the parts:
-        # all of the seed-mean's noise taken as shared)
-        needed = seeds_needed(d.std, d.seed_sentence_se or d.sentence_se, margin, shared_se=d.shared_sentence_se)
+        # the per-seed spread (each seed's own test-set noise in it) and the shared test-set part no seed removes
+        needed = seeds_needed(d.std, d.sentence_se, margin)
     return replace(SpanDelta.of(d), baseline=base_score, equivalent=d.equivalent(margin),
                    established_margin=None if established is None else round(established, 2), seeds_needed=needed,
                    relative_delta=None if not base_score else round(d.delta / base_score, 4))

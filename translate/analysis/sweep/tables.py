@@ -265,9 +265,10 @@ def reading_rules(report: Report) -> list[str]:
         "`[lo, hi]`: 95% interval of Δ. One seed: paired group bootstrap; the interval is the k-th smallest and "
         "k-th largest resampled Δ (k = ⌈0.025(B+1) − 1⌉) and p = 2(1 + n)/(B + 1), n the resamples on the far side "
         "of 0, so p < 0.05 exactly when the interval excludes 0. Several seeds: Δ is the mean of the per-seed deltas, the interval a t-interval whose "
-        "squared standard error adds the spread between seeds (s²/S) and the test-set bootstrap variance of the "
-        "mean (Welch–Satterthwaite degrees of freedom, S − 1 when the seeds' spread dominates); seeds are never "
-        "pooled as more sentences.",
+        "squared standard error adds the spread between seeds (s²/S, each seed's own test-set noise in it) and the "
+        "test-set noise all seeds share (the mean covariance of their Δs over the same resamples); degrees of "
+        "freedom by Satterthwaite with the seed variance at its 70% upper confidence bound (S − 1 when the seeds' "
+        "spread dominates; checked by simulation in docs/sweeps.md); seeds are never pooled as more sentences.",
         "- Δ_long − Δ_short: how much more the setting loses on long sentences (from "
         f"{LONG_MIN} words) than on short ones (up to {SHORT_MAX}), with its own interval (both on the same "
         "resamples).",
