@@ -71,7 +71,7 @@ repro: setup
 	  ARGS="+sweep/pe=sinusoidal_zero_low_dims seed=1 train.max_steps=$$budget"
 	$(MAKE) collect-repro
 	$(PY) scripts/write_results.py $(REPRO_RUNS) --out docs/results.md --readme README.md \
-	  --pilots docs/results/runs/claims_cpu_pilot docs/results/runs/claim_a_cpu_pilot
+	  --pilots docs/results/runs/claims_cpu_pilot docs/results/runs/claim_a_cpu_pilot --plan docs/preregistration.md
 
 # One comparison: its pilots (conf/sweep/$(PILOTS).yaml), then its jobs to their budget (conf/sweep/$(COMPARISON).yaml).
 # The jobs already committed (docs/results/runs/) are restored into the sweep folders first, so that a fresh checkout

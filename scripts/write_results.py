@@ -2,6 +2,7 @@
 the source notes' three claims.
 
     python scripts/write_results.py sweeps/seed_repro_cpu [--out docs/results.md] [--pilots PILOT_DIR ...]
+        [--readme README.md] [--plan docs/preregistration.md]
 
 The sweep's report (python -m translate.report SWEEP_DIR) is written first when it is missing.
 """
@@ -28,9 +29,12 @@ def main(argv: list[str] | None = None) -> int:
                         help="the pilot folders that set the jobs' step budgets (e.g. docs/results/runs/"
                              "claims_cpu_pilot): the page shows their plateaus beside the steps the jobs were "
                              "tested at")
+    parser.add_argument("--plan", type=Path, default=None,
+                        help="the analysis plan the verdicts follow (docs/preregistration.md): the page quotes its "
+                             "history of the runs and its departures")
     args = parser.parse_args(argv)
     return page_command(lambda: write_results_page(args.sweep_dir, args.out, readme=args.readme,
-                                                   pilots=args.pilots))
+                                                   pilots=args.pilots, plan=args.plan))
 
 
 if __name__ == "__main__":

@@ -261,20 +261,3 @@ def test_repeated_words_count_a_word_equal_to_the_one_before_it_within_a_transla
     assert repeated_word_percent(["it is", "is it"]) == 0.0             # never across two translations
     assert repeated_word_percent(["", "go go"]) == 50.0
     assert repeated_word_percent([""]) is None
-
-
-def test_a_report_draws_enough_resamples_for_holm_unless_told_how_many(sweeps, monkeypatch):
-    """The aggregator draws again with more resamples when Holm over its tests needs them (here, by a stand-in
-    rule: twice as many), and keeps a number of resamples it was given."""
-    from translate.analysis.sweep import DEFAULT_BASELINE
-    from translate.analysis.sweep.jobs import find_jobs, group_settings
-
-    module = importlib.import_module("translate.analysis.sweep.aggregate")
-    monkeypatch.setattr(module, "samples_for_holm", lambda tests: 2 * SAMPLES)
-    jobs = find_jobs(sweeps[1])
-    settings, baseline = group_settings(jobs), module.Baseline.parse(DEFAULT_BASELINE)
-    default = module.rules_from(jobs, None, None, None)
-    default.samples = SAMPLES  # as if the default were SAMPLES: none was given
-    assert module.aggregate(jobs, settings, baseline, default).rules.samples == 2 * SAMPLES
-    given = module.rules_from(jobs, SAMPLES, None, None)
-    assert module.aggregate(jobs, settings, baseline, given).rules.samples == SAMPLES

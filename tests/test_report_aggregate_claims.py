@@ -22,12 +22,13 @@ Z95, Z90 = 1.959964, 1.644854
 
 
 def span(setting: str, group: str, encoding: str, ablation: str, test_set: str, low: int, high, delta: float,
-         se: float, sentences: int = 1000, base: float = 30.0, seeds: int = 1) -> SpanRow:
-    """A span row as spans.span_rows makes it, with a normal Δ BLEU of standard error `se` (one seed)."""
+         se: float, sentences: int = 1000, base: float = 30.0, seeds: int = 3) -> SpanRow:
+    """A span row as spans.span_rows makes it, with a normal Δ BLEU of standard error `se` over `seeds` seeds (the
+    per-seed deltas all Δ: the interval is given, not computed from them)."""
     p = t_two_sided_p(delta / se, 1000)
     low90, high90 = delta - Z90 * se, delta + Z90 * se
     bleu = SpanDelta(delta, delta - Z95 * se, delta + Z95 * se, p, low90, high90, se, se, 1000, 2.8 * se, None,
-                     [delta], baseline=base, equivalent=-1 < low90 and high90 < 1,
+                     [delta] * seeds, baseline=base, equivalent=-1 < low90 and high90 < 1,
                      established_margin=max(abs(low90), abs(high90)), relative_delta=delta / base)
     return SpanRow(setting=setting, group=group, encoding=encoding, ablation=ablation, test_set=test_set,
                    seeds=seeds, span="trained", low=low, high=high, bucket=f"trained {low}-{high}",
@@ -47,24 +48,37 @@ def two_groups(short_delta=-0.2, short_se=0.2, long_delta=-6.0, long_se=0.5) -> 
             span("nope long", LONG_GROUP, "none", "none", "test", 11, 17, +3.0, 2.0, 230)]
 
 
+def zero_dims_long(delta: float, se: float, test_set: str = "long_test") -> SpanRow:
+    return span("zero long", LONG_GROUP, "sinusoidal", "zero_dims", test_set, 11, 17, delta, se, 1100)
+
+
 def test_claim_a_without_its_jobs_says_which_jobs_it_needs():
-    """A page whose runs hold (b) and (c) only (claim (a)'s runs still to come) says what (a) lacks."""
+    """A page whose runs hold (b) and (c) only (claim (a)'s runs still to come) says what each half lacks."""
     missing = zero_dims_claim(two_groups(), "test")
-    assert missing.status == "not measured"
-    assert missing.details[0].startswith("not measured: it needs sinusoidal jobs with PE dimensions ≥ 400 zeroed")
-    assert missing.details[0].decides_on("test")  # the README's summary says why too
+    assert missing.status == "not measured" and [h.word for h in missing.halves] == ["not run", "not run"]
+    assert missing.details[0].startswith("long: not run (sinusoidal jobs with PE dimensions ≥ 400 zeroed")
+    assert missing.details[1].startswith("short: not run")
 
 
-def test_a_tight_delta_is_about_the_same_and_a_wide_one_inconclusive():
-    same = zero_dims_claim([zero_dims(0.1, 0.3)], "test")
-    assert same.status == "supported" and "about the same: within ±1 BLEU (established ±0.59)" in same.details[0]
+def test_claim_a_short_half_words_follow_the_intervals_and_its_long_half_is_not_run_until_it_is():
+    same = zero_dims_claim([zero_dims(0.1, 0.3)], "test")     # 90% [-0.39, +0.59]: inside ±1
+    assert [h.word for h in same.halves] == ["holds", "not run"]
+    assert same.status == "inconclusive" and same.headline == "inconclusive (short half holds, long half not run)"
+    assert "about the same: within ±1 BLEU (established ±0.59): holds" in same.details[0]
     wide = zero_dims_claim([zero_dims(0.1, 1.2)], "test")
-    assert wide.status == "inconclusive"
+    assert wide.halves[0].word == "inconclusive" and wide.status == "inconclusive"
     assert "the data establish only ±2.07" in wide.details[0] and "±3.36 would be needed" in wide.details[0]
-    assert "one seed: the spread between seeds is unknown" in wide.details[0]
-    different = zero_dims_claim([zero_dims(-3.0, 0.4)], "test")
-    assert different.status == "not supported" and "different" in different.details[0]
+    different = zero_dims_claim([zero_dims(-3.0, 0.4)], "test")   # 95% [-3.78, -2.22]: wholly beyond -1
+    assert different.halves[0].word == "contradicted" and different.status == "not supported as stated"
     assert "Holm-adjusted p < 0.05 over the 1 test of claim (a)" in different.family
+    beyond_the_margin_or_not = zero_dims_claim([zero_dims(-1.2, 0.3)], "test")   # 95% [-1.79, -0.61]
+    assert beyond_the_margin_or_not.halves[0].word == "inconclusive"   # shown different, not shown beyond ±1
+    both = zero_dims_claim([zero_dims(0.1, 0.3), zero_dims_long(-3.0, 0.4)], "test")
+    assert both.status == "supported" and [h.word for h in both.halves] == ["holds", "holds"]
+    costless = zero_dims_claim([zero_dims(0.1, 0.3), zero_dims_long(0.1, 0.3)], "test")   # long: about the same
+    assert costless.halves[1].word == "contradicted" and costless.status == "not supported as stated"
+    elsewhere = zero_dims_claim([zero_dims(0.1, 0.3), zero_dims_long(-3.0, 0.4, "test")], "test")
+    assert elsewhere.halves[1].word == "not run"   # the long half is read on the reserved long test set only
 
 
 def test_a_span_too_small_to_decide_decides_nothing():
@@ -87,14 +101,21 @@ def test_claim_b_reads_each_group_on_its_own_lengths_and_contrasts_the_groups_by
     assert "length ratio 0.95, BP 0.95 (baseline 0.97, 0.97)" in long
 
 
-def test_claim_b_fails_when_long_sentences_lose_no_more_than_short_ones():
+def test_claim_b_with_a_contradicted_half_is_not_supported_as_stated():
     flat = no_pe_claim(two_groups(short_delta=-3.0, short_se=0.3, long_delta=-3.2, long_se=0.5), "test")
-    assert flat.status == "partly supported"  # long worse, but short not the same and no larger loss
+    assert [h.word for h in flat.halves] == ["contradicted", "inconclusive"]  # long worse, but no larger loss
+    assert flat.status == "not supported as stated"
+    assert flat.headline == "not supported as stated (short half contradicted, long half inconclusive)"
     assert "not shown that long sentences lose more" in flat.details[2]
+    as_the_review_found = no_pe_claim(two_groups(short_delta=-4.37, short_se=0.8, long_delta=-8.9, long_se=0.6),
+                                      "test")
+    assert as_the_review_found.status == "not supported as stated"   # never "partly supported"
     none = no_pe_claim(two_groups(short_delta=0.0, long_delta=0.3, long_se=0.5), "test")
-    assert none.status == "not supported"
+    assert [h.word for h in none.halves] == ["holds", "inconclusive"] and none.status == "inconclusive"
+    same_long = no_pe_claim(two_groups(short_delta=0.0, long_delta=0.1, long_se=0.2), "test")
+    assert same_long.halves[1].word == "contradicted"   # the long half is shown about the same
     unclear = no_pe_claim(two_groups(short_se=1.0), "test")
-    assert unclear.status == "inconclusive"  # long parts hold, short neither the same nor different
+    assert [h.word for h in unclear.halves] == ["inconclusive", "holds"] and unclear.status == "inconclusive"
 
 
 def test_claim_b_without_both_groups_is_not_measured():
@@ -103,7 +124,7 @@ def test_claim_b_without_both_groups_is_not_measured():
 
 def alignment(gap_short: float, gap_long: float, interaction: tuple, metric: str = "aer") -> AlignmentRow:
     better = -1 if metric == "aer" else 1
-    return AlignmentRow(setting="nope", group=SHORT_GROUP, encoding="none", ablation="none", test_set="test", seeds=1,
+    return AlignmentRow(setting="nope", group=SHORT_GROUP, encoding="none", ablation="none", test_set="test", seeds=3,
                         metric=metric, better=better, short_sentences=2400, long_sentences=400, baseline_short=0.3,
                         baseline_long=0.35, system_short=0.3 + gap_short, system_long=0.35 + gap_long,
                         gap_short=Quantity(gap_short, gap_short - .01, gap_short + .01, 0.001),
@@ -115,29 +136,40 @@ def alignment(gap_short: float, gap_long: float, interaction: tuple, metric: str
 
 def test_claim_c_needs_the_gap_to_grow_with_length():
     grows = diagonal_claim([alignment(0.05, 0.15, (0.10, 0.07, 0.13, 0.001))], "test")
-    assert grows.status == "supported" and "more so than on short ones" in grows.details[0]
-    assert "alignment error rate against silver links" in grows.details[0]
+    assert grows.status == "supported"
+    assert "AER (primary): no PE aligns worse on long sentences, the gap grows from short to long: holds" \
+        in grows.details[0]
+    assert "AER against silver links (lower is better)" in grows.details[0]
     shrinks = diagonal_claim([alignment(0.15, 0.05, (-0.10, -0.13, -0.07, 0.001))], "test")
-    assert shrinks.status == "partly supported" and "the gap shrinks with length" in shrinks.details[0]
+    assert shrinks.status == "inconclusive" and "the gap shrinks from short to long" in shrinks.details[0]
+    better = diagonal_claim([alignment(-0.05, -0.15, (-0.10, -0.13, -0.07, 0.001))], "test")
+    assert better.status == "not supported as stated"   # no PE aligns better on long sentences: contradicted
     no_gap = diagonal_claim([alignment(0.0, 0.0, (0.0, -0.02, 0.02, 1.0))], "test")
-    assert no_gap.status == "not supported"
-    # worse on long sentences, the growth not shown: never worded as "about as much" (no equivalence test for it)
+    assert no_gap.status == "inconclusive"   # no margin for silver AER: "not shown" is not "the same"
     flat = diagonal_claim([alignment(0.05, 0.06, (0.01, -0.01, 0.03, 0.3))], "test")
-    assert flat.status == "partly supported" and "about as much" not in flat.details[0]
-    assert "that the gap grows from short to long ones is not shown" in flat.details[0]
+    assert flat.status == "inconclusive" and "no change of the gap shown" in flat.details[0]
 
 
-def test_claim_c_prefers_aer_and_falls_back_to_the_normalised_share():
+def test_claim_c_decides_on_aer_shows_every_metric_and_says_where_they_disagree():
     share = alignment(-0.1, -0.2, (-0.1, -0.12, -0.08, 0.001), "diagonal_share_normalised")
+    tau = alignment(-0.1, -0.2, (-0.1, -0.12, -0.08, 0.001), "monotonicity")
     aer = alignment(0.0, 0.0, (0.0, -0.02, 0.02, 1.0))
-    assert diagonal_claim([share, aer], "test").status == "not supported"  # read on AER
-    assert diagonal_claim([share], "test").status == "supported"
+    verdict = diagonal_claim([share, aer, tau], "test")
+    assert verdict.status == "inconclusive"  # read on AER
+    line = verdict.details[0]
+    assert line.index("AER against silver links") < line.index("normalised diagonal share") < line.index("Kendall τ")
+    assert "diagonal share: no PE aligns worse on long sentences, the gap grows from short to long" in line
+    assert "diagonal share, τ say otherwise" in line
+    agree = diagonal_claim([alignment(0.05, 0.15, (0.10, 0.07, 0.13, 0.001)),
+                            alignment(-0.05, -0.15, (-0.10, -0.13, -0.07, 0.001), "monotonicity")], "test")
+    assert agree.status == "supported" and "the metrics agree" in agree.details[0]
+    assert diagonal_claim([share], "test").status == "supported"   # no AER recorded: the share decides
 
 
 def test_check_claims_gives_the_three_in_order():
     verdicts = check_claims([zero_dims(0.1, 0.3)] + two_groups(), [], "test")
     assert [v.claim[:3] for v in verdicts] == ["(a)", "(b)", "(c)"]
-    assert [v.status for v in verdicts] == ["supported", "supported", "not measured"]
+    assert [v.status for v in verdicts] == ["inconclusive", "supported", "not measured"]
 
 
 def test_alignment_contrasts_from_fabricated_per_sentence_values():
@@ -165,19 +197,21 @@ def test_alignment_contrasts_from_fabricated_per_sentence_values():
     assert (row.system_short, row.baseline_short) == (pytest.approx(0.45), pytest.approx(0.55))
 
 
-def test_each_line_of_a_verdict_says_which_test_set_it_reads():
-    """The README's summary keeps the lines that decided a claim on the primary test set, read from the lines' test
-    sets, not from their wording: (b)'s long group read on the reserved long test set is one of them, a line of
-    another test set that decides nothing is not."""
+def test_the_readme_gives_each_claim_a_short_table_of_its_halves_and_the_forest_plot():
+    """The README's summary: the forest plot, then per claim its headline, a table of its halves (each deciding Δ
+    with its 95% interval and word, a half without runs as "not run") and one sentence of what the data show."""
     from translate.analysis.sweep.readme_summary import claims_lines
 
-    verdict = no_pe_claim(two_groups(), "test")
-    short, long, between = verdict.details[:3]
-    assert (short.test_set, long.test_set, between.test_set) == ("test", "long_test", None)
-    assert [d.decides_on("test") for d in (short, long, between)] == [True, True, True]
-    other = zero_dims_claim([zero_dims(0.1, 0.3), zero_dims(0.1, 0.3, "multi30k")], "test")
-    assert [d.decides_on("test") for d in other.details[:2]] == [True, False]
-    summary = claims_lines([verdict, other], "test", "sweeps/x")
-    assert summary[3:6] == [f"  - {short}", f"  - {long}", f"  - {between}"]
-    assert f"  - {other.details[0]}" in summary and f"  - {other.details[1]}" not in summary
-    assert all(d.decides_on(None) for d in verdict.details)
+    b = no_pe_claim(two_groups(short_delta=-4.37, short_se=0.8, long_delta=-8.94, long_se=0.6), "test")
+    a = zero_dims_claim([zero_dims(0.1, 0.3), zero_dims(0.1, 0.3, "multi30k")], "test")
+    lines = claims_lines([a, b], "sweeps/x", "docs/results/forest.png")
+    assert lines[2].startswith("![Every deciding Δ") and lines[2].endswith("(docs/results/forest.png)")
+    text = "\n".join(lines)
+    assert "**(a) Zeroing PE dimensions ≥ 400 barely changes BLEU on short sentences, and costs BLEU on long ones.** " \
+           "— inconclusive (short half holds, long half not run)." in text
+    assert "| short | `test`, trained on words 1-9 | +0.10 [-0.49, +0.69] BLEU | holds |" in text
+    assert "| long | – | – | not run |" in text and "multi30k" not in text   # only the deciding test set
+    assert "— not supported as stated (short half contradicted, long half holds)." in text
+    assert "What the data show: short: -4.37 BLEU (-15% of the baseline); long: -8.94 BLEU (-30% of the baseline)." \
+        in text
+    assert not any(line.startswith("  - ") for line in lines)   # the long lines stay on the page

@@ -42,6 +42,13 @@ def test_the_positive_control_says_whether_a_retrained_model_shows_a_loss():
                                        "so there the test of (a) can see such a loss; on `test` the loss is neither")
 
 
+def test_a_one_seed_positive_control_is_exploratory_and_says_why():
+    one, = check_controls([span("zero_low_dims", SHORT_GROUP, "sinusoidal", "zero_low_dims", "test", 1, 9, -6.0,
+                                0.5, seeds=1)], "test")
+    assert one.status == "one seed" and "*" not in one.details[0] and one.family == ""
+    assert one.details[-1].startswith("One seed: this pair of models shows what one retraining")
+
+
 def test_the_mean_and_test_time_controls_are_equivalence_tests():
     mean, at_test = check_controls([control("zero_dims_mean", 0.2, 0.3), control("zero_dims_at_test", -4.0, 0.4)],
                                    "test")
@@ -60,8 +67,8 @@ def test_claims_b_and_c_read_against_another_encoding():
     rope = Reference("rope")
     b = no_pe_claim(two_groups(), "test", pe=rope)
     c = diagonal_claim([alignment(0.05, 0.15, (0.10, 0.07, 0.13, 0.001))], "test", pe=rope)
-    assert (b.status, c.status) == ("supported", "supported")
-    assert "no PE minus rope" in b.details[0] and "No PE minus rope" in c.details[0]
+    assert (b.status, c.status) == ("supported", "supported"), (b.details, c.details)
+    assert "no PE minus rope" in b.details[0] and "no PE minus rope" in c.details[0]
     rows = [RowSetting(encoding=e, ablation="none") for e in ("sinusoidal", "none", "rope")]
     assert other_encodings(rows) == ["rope"] and other_encodings(rows[:2]) == []
 
@@ -78,8 +85,9 @@ def test_the_results_page_shows_the_controls_and_the_other_encodings(tmp_path, r
     make_job(sweep / "low", "sinusoidal", 1, (1, 9), bad, references, 0.5, ablation=LOW_DIMS)
     build_report(sweep, samples=100, min_bucket=20)  # the small test set has 45 sentences of 11-15 words
     text = write_results_page(sweep, tmp_path / "docs" / "results.md").read_text()
-    assert "**Control: PE dimensions [0, 112) zeroed, the positive control: it must hurt.** — not shown to be " \
-           "worse." in text
+    # one seed a setting: the positive control is exploratory, with no word
+    assert "**Control: PE dimensions [0, 112) zeroed, the positive control: it must hurt.** — one seed." in text
+    assert "One seed: this pair of models shows what one retraining" in text
     assert "**(b) Without PE, short sentences translate about as well, long ones much worse.** With rope as the " \
            "PE — " in text
     assert "`test`, all jobs, 1-9 words (n=" in text and "zero_low_dims minus sinusoidal" in text

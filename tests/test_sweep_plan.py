@@ -90,8 +90,8 @@ def test_a_claim_with_fewer_paired_seeds_than_planned_is_pending_and_decides_at_
     assert "+0.10 [" in line and "90% [" in line       # the interim figures are shown
     assert "about the same" not in line and "inconclusive" not in line and "interim look" in line
     assert early.family == ""                          # no test in the family: no star
-    assert zero_dims_claim([with_seeds(tight, 11, 11)], "test").status == "supported"
-    assert zero_dims_claim([with_seeds(tight, 9, None)], "test").status == "supported"   # no plan recorded
+    assert zero_dims_claim([with_seeds(tight, 11, 11)], "test").halves[0].word == "holds"
+    assert zero_dims_claim([with_seeds(tight, 9, None)], "test").halves[0].word == "holds"   # no plan recorded
     wrong = zero_dims_claim([with_seeds(zero_dims(-3.0, 0.4), 9, 11)], "test")
     assert wrong.status.startswith("pending") and "*" not in wrong.details[0]
 
@@ -115,8 +115,9 @@ def test_the_page_names_a_pending_claim_apart_from_those_the_data_contradict():
     short, long, decoy = two_groups(long_delta=-0.1)
     lines = undecided_lines([early, no_pe_claim([short, long, decoy], "test")])
     assert lines[0].startswith("Where the data disagree or cannot decide: (b) is ") and "(a)" not in lines[0]
-    assert lines[2] == ("Not decided yet: (a) is pending: 9 of 11 planned seeds. A verdict is read when its sweep's "
-                        "planned seeds are in, not at an earlier look.")
+    assert lines[2] == ("Not decided yet: (a) is pending: 9 of 11 planned seeds (short half pending: 9 of 11 planned "
+                        "seeds, long half not run). A verdict is read when its sweep's planned seeds are in, not at an "
+                        "earlier look.")
 
 
 def test_a_page_from_a_sweep_in_progress_names_the_planned_settings_it_lacks(tmp_path):

@@ -23,8 +23,7 @@ def build_report(sweep_dir: Path, baseline: str = DEFAULT_BASELINE, samples: Opt
                  out_dir: Optional[Path] = None, hparams: bool = True, min_bucket: Optional[int] = None,
                  margin: Optional[float] = None) -> Report:
     """Reads every job under sweep_dir and writes report.{md,csv,json}, the plots and the HParams entries into
-    out_dir (default: SWEEP_DIR/report). samples (default 10,000, or as many as Holm over the report's tests needs
-    to star anything: see aggregate.samples_for_holm), min_bucket and margin: see aggregate.Rules."""
+    out_dir (default: SWEEP_DIR/report). samples (default 10,000), min_bucket and margin: see rules.Rules."""
     sweep_dir = Path(sweep_dir)
     out_dir = Path(out_dir) if out_dir else sweep_dir / "report"
     jobs = find_jobs(sweep_dir)

@@ -20,7 +20,7 @@ from translate.analysis.sweep.jobs import Job, JobSettings, Setting, SweepError
 from translate.analysis.sweep.references import TestSet, TestSets
 from translate.analysis.sweep.rows import (AlignmentRow, Comparison, Convergence, Delta, ReportRow, RowSetting, Score,
                                           SpanRow)
-from translate.analysis.sweep.rules import Rules, pending
+from translate.analysis.sweep.rules import Rules, exploratory, pending
 from translate.analysis.sweep.significance import (Difference, ReferenceCache, SentenceStats, bootstrap_interval, compare,
                                            holm, interaction)
 from translate.analysis.sweep.spans import LONG_MIN, SHORT_MAX, alignment_rows, span_rows
@@ -321,38 +321,18 @@ def family_of(row: ReportRow) -> str:
 def adjust_for_many_tests(rows: list[ReportRow]) -> None:
     """Each Δ's `holm`: its p Holm-adjusted within the row's family (family_of) over the tests that decide: buckets of
     fewer than min_bucket sentences are shown, never starred, and not in the family; nor is a comparison at fewer
-    paired seeds than its sweep planned (rules.pending: an interim look, no test yet)."""
+    paired seeds than its sweep planned (rules.pending: an interim look, no test yet), nor one of a single seed (its
+    interval knows nothing of the spread between seeds: exploratory, rules.exploratory)."""
     for row in rows:
         row.family = family_of(row)
     for metric in ("bleu", "chrf"):
         families: dict[str, list[Delta]] = {}
         for row in rows:
-            if row.decides and not pending(row):
+            if row.decides and not pending(row) and not exploratory(row):
                 families.setdefault(row.family, []).extend(row.compared.tests(metric))
         for tests in families.values():
             for test, adjusted in zip(tests, holm([test.p for test in tests])):
                 test.holm = round(adjusted, 6)
-
-
-def one_seed_bleu_tests(report: Report) -> int:
-    """How many one-seed BLEU tests the largest Holm family holds (adjust_for_many_tests)."""
-    sizes: dict[str, int] = {}
-    for row in report.rows:
-        if row.seeds == 1 and row.decides and not pending(row):
-            sizes[family_of(row)] = sizes.get(family_of(row), 0) + len(row.compared.tests("bleu"))
-    return max(sizes.values(), default=0)
-
-
-def stars_reachable(tests: int, samples: int) -> bool:
-    """Whether a one-seed bootstrap of `samples` draws can give a p, at best 2/(B+1) (two-sided), that passes
-    Holm's first threshold over `tests` tests, 0.05/tests."""
-    return 2 / (samples + 1) <= 0.05 / tests
-
-
-def samples_for_holm(tests: int) -> int:
-    """The fewest bootstrap samples, rounded up to 10,000s, whose smallest p, 2/(B+1), can pass Holm's first
-    threshold over `tests` tests, 0.05/tests: with fewer, no one-seed Δ can be starred however large it is."""
-    return math.ceil(40 * tests / 10_000) * 10_000
 
 
 def rules_from(jobs: list[Job], samples: Optional[int], min_bucket: Optional[int], margin: Optional[float]) -> Rules:
@@ -364,7 +344,6 @@ def rules_from(jobs: list[Job], samples: Optional[int], min_bucket: Optional[int
             raise SweepError(f"--samples={samples} is not allowed: expected 0 (no intervals or tests) or at least "
                              f"{MIN_SAMPLES} (the fewest that give a 95% percentile interval)")
         rules.samples = samples
-    rules.draw_enough = samples is None
     if min_bucket is not None:
         rules.min_bucket = min_bucket
     if margin is not None:
@@ -393,12 +372,6 @@ def aggregate(jobs: list[Job], settings: list[Setting], baseline: Baseline, rule
         return rows
 
     report.rows = all_rows()
-    tests = one_seed_bleu_tests(report)
-    if rules.draw_enough and rules.samples and tests and not stars_reachable(tests, rules.samples):
-        # So many tests that Holm could star nothing with these draws: draw enough (the same seed, so the report is
-        # still reproducible); the aggregator keeps the test sets and sentence statistics it has read.
-        rules.samples = samples_for_holm(tests)
-        report.rows = all_rows()
     if not buckets:
         aggregator.notes.append("No job has a by_length report in its metrics.json: whole-split scores only.")
     report.notes = aggregator.notes

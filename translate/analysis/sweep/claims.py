@@ -1,27 +1,34 @@
-"""The source notes' three claims, decided on the lengths each is about.
+"""The source notes' three claims, each stated as its halves and decided on the lengths each half is about.
 
-(a) zeroing PE dims >= 400 barely changes BLEU on short sentences;
+(a) zeroing PE dims >= 400 barely changes BLEU on short sentences, and costs BLEU on long ones;
 (b) without PE short sentences translate about as well, long ones much worse;
 (c) with PE the cross-attention lines up along the diagonal on long sentences, without it it does not.
 
 Each model is read on the lengths it was trained on, merged into one span (spans.py): the short group (e.g. 1-9
 French words) on the primary test set's short sentences, the long group (e.g. 11-17) on the long sentences of the
-reserved long test set when the runs have it. "About the same" is an equivalence test (TOST: the 90% interval of Δ
-inside ±margin, the margin stated before the runs in report.equivalence_margin); beside it the smallest margin the
-data establish, the minimum detectable difference, and with several seeds how many seeds ±margin would need.
-"Worse" is a two-sided difference test, Holm-adjusted over the tests of that one claim on the page (its family).
-(b) also needs the contrast Δ_long − Δ_short between the two groups (independent test sets, seeds not paired) below
-0; (c) needs no PE to align worse than PE on long sentences and that gap to grow from short to long sentences
-(the interaction), on the alignment error rate against silver links where the runs have it, else on the normalised
-diagonal share. Spans of fewer than report.min_bucket sentences are listed, decide nothing and are not in a family.
+reserved long test set when the runs have it. Every half gets one word (docs/preregistration.md, "Words"):
+- a half that predicts no difference: holds when the 90% interval of Δ lies inside ±margin (TOST at α = 0.05),
+  contradicted when the 95% interval lies wholly beyond the margin on one side, otherwise inconclusive;
+- a half that predicts a difference: holds when the difference is shown in the predicted direction (Holm-adjusted
+  p < 0.05 within the claim, the 95% interval wholly on that side of 0) and its extra condition is met;
+  contradicted when it is shown in the other direction, or shown about the same (TOST, where a margin applies);
+  otherwise inconclusive;
+- a half without runs: not run; one whose comparisons pair fewer seeds than planned: pending (no word); one read on
+  a single seed: exploratory (no word).
+A claim is supported only if every half holds, not supported as stated if any half is contradicted, otherwise
+inconclusive (pending while a half waits for its seeds). Holm's family of a claim holds its deciding tests only:
+each half's primary metric on its primary test set (and the extra condition's test). Lines of other test sets and
+secondary metrics are shown with unadjusted intervals and decide nothing. (c) is decided on its primary metric (AER
+where recorded), every alignment metric is shown, and the line says where they disagree.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Callable, Optional
 
-from translate.analysis.sweep.rows import AlignmentRow, Quantity, RowSetting, SpanRow
-from translate.analysis.sweep.rules import MARGIN, MIN_BUCKET, decides as enough, interim_text, pending
+from translate.analysis.sweep.rows import AlignmentRow, Delta, Quantity, RowSetting, SpanRow
+from translate.analysis.sweep.rules import (EXPLORATORY, MARGIN, MIN_BUCKET, decides as enough, exploratory,
+                                            interim_text, pending)
 from translate.analysis.sweep.significance import holm, independent_contrast, p_text
 from translate.analysis.sweep.spans import LONG_MIN, SHORT_MAX
 
@@ -29,33 +36,24 @@ LEVEL = 0.05
 LONG_TEST_SET = "long_test"   # the reserved real long sentences (translate/data/long_reserve.py)
 
 
-class Detail(str):
-    """A line of a verdict, and what it reads: `test_set` (None: no one test set); `always_decides`: part of the
-    decision on the primary test set whichever test set it reads (claim (b)'s long group on the reserved long test
-    set, the contrast between the two training groups)."""
-
-    test_set: Optional[str]
-    always_decides: bool
-
-    def __new__(cls, text: str, test_set: Optional[str] = None, always_decides: bool = False) -> "Detail":
-        line = super().__new__(cls, text)
-        line.test_set, line.always_decides = test_set, always_decides
-        return line
-
-    def decides_on(self, test_set: Optional[str]) -> bool:
-        """Whether the line is part of the decision on `test_set` (None: every line is)."""
-        return test_set is None or self.always_decides or self.test_set == test_set
-
-
 @dataclass
 class Verdict:
     claim: str
-    status: str = "not measured"    # supported, partly supported, inconclusive, not supported, not measured
-    details: list[Detail] = field(default_factory=list)
+    # supported, not supported as stated, inconclusive, not measured, a pending text; a control: its own word
+    status: str = "not measured"
+    details: list[str] = field(default_factory=list)   # the lines behind the verdict, as the page shows them
     family: str = ""                # what its stars were adjusted over
+    halves: list["Half"] = field(default_factory=list)
+    control: str = ""               # a control's ablation; its deciding readings in `shown` (a control has no halves)
+    shown: list["Reading"] = field(default_factory=list)
 
-    def add(self, text: str, test_set: Optional[str] = None, always_decides: bool = False) -> None:
-        self.details.append(Detail(text, test_set, always_decides))
+    @property
+    def headline(self) -> str:
+        """"supported", or with halves "not supported as stated (short half contradicted, long half holds)"."""
+        return f"{self.status} ({halves_text(self.halves)})" if self.halves else self.status
+
+    def add(self, text: str) -> None:
+        self.details.append(text)
 
 
 @dataclass(frozen=True)
@@ -182,43 +180,159 @@ def cells(spans: list[SpanRow], which: Callable[[SpanRow], bool], span: Callable
     return [r for r in spans if which(r) and span(r) and r.compared is not None]
 
 
-def status_of(outcomes: list[str]) -> str:
-    """The verdict over the deciding cells' outcomes (yes, no, unclear, partly, or a pending(...) text)."""
-    waiting = [o for o in outcomes if o.startswith("pending")]
+HOLDS, CONTRADICTED, INCONCLUSIVE, NOT_RUN = "holds", "contradicted", "inconclusive", "not run"
+
+
+def no_difference_word(d: Delta, margin: float) -> str:
+    """The word of a half that predicts no difference beyond ±margin."""
+    if d.low90 is not None and -margin < d.low90 and d.high90 < margin:
+        return HOLDS
+    if d.low > margin or d.high < -margin:
+        return CONTRADICTED
+    return INCONCLUSIVE
+
+
+def difference_word(d: Delta | Quantity, sign: int, shown: bool, extra: bool = True,
+                    margin: Optional[float] = None) -> str:
+    """The word of a half that predicts a difference of `sign` (−1: the system lower): `shown` is its test after
+    Holm; `extra` the half's extra condition; `margin`, where one applies, lets "about the same" contradict it."""
+    if shown and d.delta * sign > 0:
+        return HOLDS if extra else INCONCLUSIVE
+    if shown and d.delta * sign < 0:
+        return CONTRADICTED
+    if margin is not None and d.low90 is not None and -margin < d.low90 and d.high90 < margin:
+        return CONTRADICTED
+    return INCONCLUSIVE
+
+
+@dataclass
+class Reading:
+    """One deciding cell of a half: its word and its Δ with the 95% interval, as the README table and the forest
+    plot show it."""
+
+    word: str
+    label: str                       # e.g. "`test`, trained on words 1-9"
+    delta: Optional[float] = None
+    low: Optional[float] = None
+    high: Optional[float] = None
+    unit: str = "BLEU"
+    relative: Optional[float] = None  # Δ relative to the baseline's score
+
+
+@dataclass
+class Half:
+    """One half of a claim: what it says, and its readings (none: not run)."""
+
+    name: str                        # "short", "long"
+    says: str                        # e.g. "barely changes BLEU"
+    readings: list[Reading] = field(default_factory=list)
+
+    @property
+    def word(self) -> str:
+        words = [r.word for r in self.readings]
+        if not words:
+            return NOT_RUN
+        waiting = [w for w in words if w.startswith("pending")]
+        if waiting:
+            return waiting[0]
+        if CONTRADICTED in words:
+            return CONTRADICTED
+        if all(w == HOLDS for w in words):
+            return HOLDS
+        return EXPLORATORY if all(w == EXPLORATORY for w in words) else INCONCLUSIVE
+
+
+def claim_status(halves: list[Half]) -> str:
+    """supported / not supported as stated / inconclusive, or the first half's pending text."""
+    words = [h.word for h in halves]
+    waiting = [w for w in words if w.startswith("pending")]
     if waiting:
         return waiting[0]
-    if not outcomes:
+    if all(w == NOT_RUN for w in words):
         return "not measured"
-    if all(o == "yes" for o in outcomes):
+    if all(w == HOLDS for w in words):
         return "supported"
-    if all(o == "no" for o in outcomes):
-        return "not supported"
-    return "inconclusive" if all(o in ("yes", "unclear") for o in outcomes) else "partly supported"
+    return "not supported as stated" if CONTRADICTED in words else "inconclusive"
+
+
+def delta_interval(r: Reading) -> str:
+    """"-4.37 [-5.97, -2.78] BLEU": two decimals for BLEU, three for an alignment metric."""
+    digits = 2 if r.unit == "BLEU" else 3
+    return f"{r.delta:+.{digits}f} [{r.low:+.{digits}f}, {r.high:+.{digits}f}] {r.unit}"
+
+
+def what_the_data_show(verdict: Verdict) -> str:
+    """One plain sentence of the deciding Δs, each half's in turn: "short: -4.37 BLEU (-11% of the baseline); long:
+    -8.94 BLEU (-30%)"; a half without runs says so."""
+    parts = []
+    for half in verdict.halves:
+        readings = [r for r in half.readings if r.delta is not None]
+        if not readings:
+            parts.append(f"{half.name}: not run")
+        for r in readings:
+            digits = 2 if r.unit == "BLEU" else 3
+            relative = f" ({r.relative:+.0%} of the baseline)" if r.relative is not None else ""
+            where_ = f" ({r.label})" if len(readings) > 1 else ""
+            parts.append(f"{half.name}{where_}: {r.delta:+.{digits}f} {r.unit}{relative}")
+    return "; ".join(parts)
+
+
+def halves_text(halves: list[Half]) -> str:
+    """"short half holds, long half not run": each half's word, in the claim's order."""
+    return ", ".join(f"{h.name} half {h.word}" for h in halves)
+
+
+def span_word(r: SpanRow, min_bucket: int, word: Callable[[], str]) -> Optional[str]:
+    """The word of a deciding span: None when too few sentences decide; the pending text or EXPLORATORY before
+    `word` is asked."""
+    if not decides(r, min_bucket):
+        return None
+    return pending(r) or (EXPLORATORY if exploratory(r) else word())
+
+
+def span_reading(r: SpanRow, word: str) -> Reading:
+    d = r.compared.bleu
+    return Reading(word, f"`{r.test_set}`, {in_group(r.group)}", d.delta, d.low, d.high, "BLEU", d.relative_delta)
 
 
 def zero_dims_claim(spans: list[SpanRow], test_set: Optional[str], margin: float = MARGIN,
                     min_bucket: int = MIN_BUCKET) -> Verdict:
-    verdict = Verdict("(a) Zeroing PE dimensions ≥ 400 barely changes BLEU on short sentences.")
+    """Claim (a): its short half on the primary test set's short spans (no difference within ±margin), its long
+    half on the long spans of the reserved long test set (zeroing costs BLEU)."""
+    verdict = Verdict("(a) Zeroing PE dimensions ≥ 400 barely changes BLEU on short sentences, and costs BLEU on long "
+                      "ones.")
     family = Family("(a)")
-    found = cells(spans, is_zero_dims, is_short_span)
-    waitings = [pending(r) for r in found]
-    indices = [family.add(r.compared.bleu.p if decides(r, min_bucket) and not waiting else None)
-               for r, waiting in zip(found, waitings)]
-    outcomes = []
-    for r, index, waiting in zip(found, indices, waitings):
-        significant = family.significant(index)
-        text = ("too few to decide" if not decides(r, min_bucket) else interim_text(waiting) if waiting else
-                equivalence_text(r, margin, significant))
-        if decides(r, min_bucket) and r.test_set == test_set:
-            outcomes.append(waiting or ("yes" if r.compared.bleu.equivalent else "no" if significant else "unclear"))
-        verdict.add(f"{where(r)}: zero_dims minus sinusoidal {delta_text(r, family, index)}; {text}; "
-                    f"{lengths_text(r)}.", r.test_set)
-    verdict.status = status_of(outcomes)
+    short, long = Half("short", "barely changes BLEU"), Half("long", "costs BLEU")
+    verdict.halves = [short, long]
+    found = cells(spans, is_zero_dims, is_short_span) + cells(spans, is_zero_dims, is_long_span)
+
+    def primary(r: SpanRow) -> bool:
+        return r.test_set == (test_set if is_short_span(r) else LONG_TEST_SET)
+
+    deciding = [primary(r) and decides(r, min_bucket) and not pending(r) and not exploratory(r) for r in found]
+    indices = [family.add(r.compared.bleu.p if d else None) for r, d in zip(found, deciding)]
+    for r, index in zip(found, indices):
+        d, shown = r.compared.bleu, family.significant(index)
+        if is_short_span(r):
+            word = span_word(r, min_bucket, lambda: no_difference_word(d, margin))
+            text = equivalence_text(r, margin, shown)
+        else:
+            word = span_word(r, min_bucket, lambda: difference_word(d, -1, shown, margin=margin))
+            text = "worse" if shown and d.delta < 0 else "not shown to be worse"
+        if word is not None and primary(r):
+            (short if is_short_span(r) else long).readings.append(span_reading(r, word))
+        text = ("too few to decide" if word is None else interim_text(word) if word.startswith("pending") else
+                EXPLORATORY if word == EXPLORATORY else f"{text}: {word}" if primary(r) else
+                f"{text} (decides nothing: not this half's test set)")
+        verdict.add(f"{short.name if is_short_span(r) else long.name}, {where(r)}: zero_dims minus sinusoidal "
+                    f"{delta_text(r, family, index)}; {text}; {lengths_text(r)}.")
+    if not long.readings:
+        verdict.add(f"long: not run (sinusoidal jobs with PE dimensions ≥ 400 zeroed and plain sinusoidal jobs of the "
+                    f"same model and seeds, trained on sentences of {LONG_MIN}+ words, tested on `{LONG_TEST_SET}`).")
+    if not short.readings and not found:
+        verdict.add(f"short: not run (zero_dims and sinusoidal jobs trained on at most {SHORT_MAX} words).")
+    verdict.status = claim_status(verdict.halves)
     verdict.family = family.describe()
-    if not found:
-        verdict.add(f"not measured: it needs sinusoidal jobs with PE dimensions ≥ 400 zeroed (zero_dims) and "
-                    f"sinusoidal jobs of the same model and seeds, trained on short sentences (at most {SHORT_MAX} "
-                    f"words), each tested on its own lengths", always_decides=True)
     return verdict
 
 
@@ -230,120 +344,164 @@ def long_cell(long: list[SpanRow], setting: str) -> Optional[SpanRow]:
 
 def no_pe_claim(spans: list[SpanRow], test_set: Optional[str], margin: float = MARGIN, min_bucket: int = MIN_BUCKET,
                 pe: Reference = SINUSOIDAL) -> Verdict:
-    """Claim (b) with `pe` as the PE: the spans' Δ must be against `pe` (a report whose baseline is `pe`)."""
+    """Claim (b) with `pe` as the PE: the spans' Δ must be against `pe` (a report whose baseline is `pe`). Short half:
+    no difference within ±margin; long half: no PE loses BLEU, and loses more than on short sentences (the contrast
+    Δ_long − Δ_short between the groups below 0)."""
     verdict = Verdict("(b) Without PE, short sentences translate about as well, long ones much worse.")
     family = Family("(b)")
+    short_half, long_half = Half("short", "about as well"), Half("long", "much worse")
+    verdict.halves = [short_half, long_half]
     short = [r for r in cells(spans, is_nope, is_short_span) if r.test_set == test_set]
     long = cells(spans, is_nope, is_long_span)
     long_settings = list(dict.fromkeys(r.setting for r in long))
     if not short or not long_settings:
         verdict.add(f"not measured: it needs no-PE and {pe.name} jobs trained on short sentences (at most "
-                    f"{SHORT_MAX} words) and on long ones (from {LONG_MIN}), each tested on its own lengths",
-                    always_decides=True)
-        verdict.family = family.describe()
+                    f"{SHORT_MAX} words) and on long ones (from {LONG_MIN}), each tested on its own lengths")
+        verdict.status = claim_status(verdict.halves)
         return verdict
-    outcomes = []
     for s in short:
         for setting in long_settings:
             lg = long_cell(long, setting)
             waiting = pending(s) or pending(lg)
             enough_sentences = decides(s, min_bucket) and decides(lg, min_bucket)
-            deciding = enough_sentences and not waiting
+            one = exploratory(s) or exploratory(lg)
+            deciding = enough_sentences and not waiting and not one
             contrast = independent_contrast(s.compared.bleu.difference(), lg.compared.bleu.difference())
             i_short = family.add(s.compared.bleu.p if deciding else None)
             i_long = family.add(lg.compared.bleu.p if deciding else None)
             i_contrast = family.add(contrast.p if deciding else None)
-            short_same = bool(s.compared.bleu.equivalent)
-            short_different = family.significant(i_short) and not short_same
             long_worse = family.significant(i_long) and lg.compared.bleu.delta < 0
             contrast_worse = family.significant(i_contrast) and contrast.delta < 0
+            if enough_sentences:
+                short_word = waiting or (EXPLORATORY if one else no_difference_word(s.compared.bleu, margin))
+                long_word = waiting or (EXPLORATORY if one else difference_word(
+                    lg.compared.bleu, -1, family.significant(i_long), contrast_worse, margin))
+                short_half.readings.append(span_reading(s, short_word))
+                long_half.readings.append(span_reading(lg, long_word))
+            else:
+                short_word = long_word = "too few to decide"
             if waiting and enough_sentences:
-                outcomes.append(waiting)
-                verdict.add(f"{interim_text(waiting)}.", always_decides=True)
-            if deciding:  # every part holds: yes; none: no; the long parts hold and short cannot tell: unclear
-                parts = [short_same, long_worse, contrast_worse]
-                outcomes.append("yes" if all(parts) else "no" if not long_worse and not contrast_worse else
-                                "unclear" if long_worse and contrast_worse and not short_different else "partly")
-            verdict.add(f"short, {where(s)}: no PE minus {pe.name} {delta_text(s, family, i_short)}; "
-                        f"{'interim' if waiting else equivalence_text(s, margin, family.significant(i_short))}; "
-                        f"{lengths_text(s)}.", s.test_set)
-            verdict.add(f"long, {where(lg)}: {delta_text(lg, family, i_long)}; "
-                        f"{'interim' if waiting else 'worse' if long_worse else 'not shown to be worse'}; "
-                        f"{lengths_text(lg)}.", lg.test_set,
-                        always_decides=True)
-            verdict.add(f"Δ_long − Δ_short between the two groups: {contrast.delta:+.2f} [{contrast.low:+.2f}, "
-                        f"{contrast.high:+.2f}] BLEU ({p_text(contrast.p)}{family.star(i_contrast)}; {contrast.method}): "
-                        + ("interim." if waiting else "long sentences lose more." if contrast_worse else
-                           "not shown that long sentences lose more."),
-                        always_decides=True)
+                verdict.add(f"{interim_text(waiting)}.")
+            interim = bool(waiting) or one or not enough_sentences
+            short_text = (short_word if interim else
+                          f"{equivalence_text(s, margin, family.significant(i_short))}: {short_word}")
+            long_text = long_word if interim else f"{'worse' if long_worse else 'not shown to be worse'}: {long_word}"
+            verdict.add(f"short, {where(s)}: no PE minus {pe.name} {delta_text(s, family, i_short)}; {short_text}; "
+                        f"{lengths_text(s)}.")
+            verdict.add(f"long, {where(lg)}: {delta_text(lg, family, i_long)}; {long_text}; {lengths_text(lg)}.")
+            verdict.add(f"Δ_long − Δ_short between the two groups (the long half's extra condition): "
+                        f"{contrast.delta:+.2f} [{contrast.low:+.2f}, {contrast.high:+.2f}] BLEU "
+                        f"({p_text(contrast.p)}{family.star(i_contrast)}; {contrast.method}): "
+                        + ("interim." if interim else "long sentences lose more." if contrast_worse else
+                           "not shown that long sentences lose more."))
     beyond = [r for r in spans if is_nope(r) and r.span == "beyond" and r.compared is not None
               and r.test_set in (test_set, LONG_TEST_SET)]
     if beyond:
         verdict.add("Extrapolation, each model on lengths longer than any it trained on (not part of the claim): "
                     + "; ".join(f"{where(r)}: {delta_text(r)}, {lengths_text(r)}" for r in beyond) + ".")
-    verdict.status = status_of(outcomes)
+    verdict.status = claim_status(verdict.halves)
     verdict.family = family.describe()
     return verdict
 
 
-def alignment_cells(alignment: list[AlignmentRow], which: Callable[[AlignmentRow], bool]) -> list[AlignmentRow]:
-    """Per setting and test set, the length-robust metric when recorded (AER), else the normalised share."""
-    chosen: dict[tuple, AlignmentRow] = {}
+# (c)'s metrics in the order that picks its primary: the first one recorded decides, the others are shown
+ALIGNMENT_ORDER = ("aer", "diagonal_share_normalised", "monotonicity")
+METRIC_NAMES = {"aer": "AER against silver links (lower is better)",
+                "diagonal_share_normalised": "normalised diagonal share (higher is better)",
+                "monotonicity": "Kendall τ of the most attended source position (higher is better)"}
+SHORT_METRIC_NAMES = {"aer": "AER", "diagonal_share_normalised": "diagonal share", "monotonicity": "τ"}
+
+
+def alignment_cells(alignment: list[AlignmentRow], which: Callable[[AlignmentRow], bool]
+                    ) -> list[list[AlignmentRow]]:
+    """Per setting and test set, its rows of every recorded metric, the primary (ALIGNMENT_ORDER) first."""
+    chosen: dict[tuple, list[AlignmentRow]] = {}
     for r in alignment:
-        if which(r):
-            key = (r.setting, r.test_set)
-            if key not in chosen or r.metric == "aer":
-                chosen[key] = r
-    return list(chosen.values())
-
-
-METRIC_NAMES = {"aer": "alignment error rate against silver links (lower is better)",
-                "diagonal_share_normalised": "normalised diagonal share (higher is better)"}
+        if which(r) and r.metric in ALIGNMENT_ORDER:
+            chosen.setdefault((r.setting), []).append(r)
+    return [sorted(rows, key=lambda r: ALIGNMENT_ORDER.index(r.metric)) for rows in chosen.values()]
 
 
 def quantity_text(q: Quantity, star: str = "") -> str:
     return f"{q.delta:+.3f} [{q.low:+.3f}, {q.high:+.3f}] ({p_text(q.p)}{star})"
 
 
+def shown(q: Quantity) -> bool:
+    """An unadjusted two-sided test at 0.05: the 95% interval excludes 0."""
+    return q.low is not None and (q.low > 0 or q.high < 0)
+
+
+def direction(r: AlignmentRow, long_shown: bool, interaction_shown: bool) -> tuple[str, str]:
+    """What one metric says on long sentences and about the change from short to long: ("worse", "grows")."""
+    long = ("worse" if r.gap_long.delta * r.better < 0 else "better") if long_shown else "not shown"
+    grows = ("grows" if r.gap_interaction.delta * r.better < 0 else "shrinks") if interaction_shown else "not shown"
+    return long, grows
+
+
+def direction_text(name: str, said: tuple[str, str]) -> str:
+    long, grows = said
+    long_text = {"worse": "no PE aligns worse on long sentences", "better": "no PE aligns better on long sentences",
+                 "not shown": "no difference shown on long sentences"}[long]
+    grows_text = {"grows": "the gap grows from short to long", "shrinks": "the gap shrinks from short to long",
+                  "not shown": "no change of the gap shown"}[grows]
+    return f"{name}: {long_text}, {grows_text}"
+
+
+def metric_text(r: AlignmentRow, pe: Reference, star_long: str = "", star_interaction: str = "") -> str:
+    return (f"{METRIC_NAMES[r.metric]}: {pe.name} {r.baseline_short:.3f} short, {r.baseline_long:.3f} long; no PE "
+            f"{r.system_short:.3f}, {r.system_long:.3f}; no PE minus {pe.name}: short {quantity_text(r.gap_short)}, "
+            f"long {quantity_text(r.gap_long, star_long)}, long − short "
+            f"{quantity_text(r.gap_interaction, star_interaction)}")
+
+
 def diagonal_claim(alignment: list[AlignmentRow], test_set: Optional[str], min_bucket: int = MIN_BUCKET,
                    pe: Reference = SINUSOIDAL) -> Verdict:
+    """Claim (c), one half: on long sentences no PE aligns worse than `pe`, and more so than on short ones (the gap
+    grows), on the primary metric (Holm within the claim, the primary test set only); every other metric is shown
+    with unadjusted intervals and named where it says otherwise."""
     verdict = Verdict("(c) With PE the cross-attention lines up along the diagonal on long sentences; "
                       "without PE it does not.")
     family = Family("(c)")
-    outcomes = []
-    for r in alignment_cells(alignment, is_nope):
+    half = Half("long", "no PE aligns worse")
+    verdict.halves = [half]
+    for rows in alignment_cells(alignment, is_nope):
+        r, others = rows[0], rows[1:]
         enough_sentences = enough(r.short_sentences, min_bucket) and enough(r.long_sentences, min_bucket)
         waiting = pending(r)
-        deciding = enough_sentences and not waiting
+        one = r.seeds == 1
+        deciding = enough_sentences and not waiting and not one and r.test_set == test_set
         i_long = family.add(r.gap_long.p if deciding else None)
         i_interaction = family.add(r.gap_interaction.p if deciding else None)
-        worse_long = family.significant(i_long) and r.gap_long.delta * r.better < 0
-        grows = family.significant(i_interaction) and r.gap_interaction.delta * r.better < 0
-        shrinks = family.significant(i_interaction) and r.gap_interaction.delta * r.better > 0
+        long_shown = family.significant(i_long) if deciding else shown(r.gap_long)
+        interaction_shown = family.significant(i_interaction) if deciding else shown(r.gap_interaction)
+        said = direction(r, long_shown, interaction_shown)
+        word = difference_word(r.gap_long, -r.better, long_shown, said[1] == "grows")
         if enough_sentences and r.test_set == test_set:
-            outcomes.append(waiting or ("yes" if worse_long and grows else "partly" if worse_long else "no"))
-        reading = ("no PE aligns worse on long sentences, and more so than on short ones" if worse_long and grows else
-                   "no PE aligns worse on long sentences, but less so than on short ones: the gap shrinks with length"
-                   if worse_long and shrinks else
-                   "no PE aligns worse on long sentences; that the gap grows from short to long ones is not shown (no "
-                   "equivalence test for alignment: \"not shown\" is not \"the same\")" if worse_long else
-                   "not shown that no PE aligns worse on long sentences")
+            word = waiting or (EXPLORATORY if one else word)
+            half.readings.append(Reading(word, f"`{r.test_set}`, {in_group(r.group)}", r.gap_long.delta,
+                                         r.gap_long.low, r.gap_long.high, SHORT_METRIC_NAMES[r.metric]))
+        disagree = [o for o in others if direction(o, shown(o.gap_long), shown(o.gap_interaction)) != said]
+        reading = (f"too few sentences to decide" if not enough_sentences else interim_text(waiting) if waiting else
+                   EXPLORATORY if one else
+                   f"{direction_text(SHORT_METRIC_NAMES[r.metric] + ' (primary)', said)}: {word}" if deciding else
+                   f"{direction_text(SHORT_METRIC_NAMES[r.metric], said)} (decides nothing: not the primary test set)")
+        secondary = "; ".join(direction_text(SHORT_METRIC_NAMES[o.metric],
+                                             direction(o, shown(o.gap_long), shown(o.gap_interaction)))
+                              for o in others)
         verdict.add(
             f"`{r.test_set}`, {in_group(r.group)} ({r.seeds} seed{'s' * (r.seeds != 1)}; "
-            f"{r.short_sentences:,} sentences of ≤ {SHORT_MAX} words, {r.long_sentences:,} of ≥ {LONG_MIN}), "
-            f"{METRIC_NAMES[r.metric]}: {pe.name} {r.baseline_short:.3f} short, {r.baseline_long:.3f} long; "
-            f"no PE {r.system_short:.3f}, {r.system_long:.3f}. No PE minus {pe.name}: short "
-            f"{quantity_text(r.gap_short)}, long {quantity_text(r.gap_long, family.star(i_long))}, long − short "
-            f"{quantity_text(r.gap_interaction, family.star(i_interaction))}. Long − short within each model: "
-            f"{pe.name} {quantity_text(r.baseline_long_minus_short)}, no PE "
-            f"{quantity_text(r.system_long_minus_short)}: "
-            + (reading if deciding else interim_text(waiting) if waiting and enough_sentences else
-               "too few sentences to decide") + ".", r.test_set)
-    verdict.status = status_of(outcomes)
+            f"{r.short_sentences:,} sentences of ≤ {SHORT_MAX} words, {r.long_sentences:,} of ≥ {LONG_MIN}). "
+            + ". ".join([metric_text(r, pe, family.star(i_long), family.star(i_interaction))]
+                        + [metric_text(o, pe) for o in others])
+            + f". {reading}"
+            + (f"; the other metrics (unadjusted, deciding nothing): {secondary}" if secondary else "")
+            + (f"; {', '.join(SHORT_METRIC_NAMES[o.metric] for o in disagree)} "
+               f"{'says' if len(disagree) == 1 else 'say'} otherwise" if disagree else
+               "; the metrics agree" if others else "") + ".")
+    verdict.status = claim_status(verdict.halves)
     verdict.family = family.describe()
     if not verdict.details:
-        verdict.add(f"not measured: no per-sentence alignment numbers for both {pe.name} and no-PE jobs",
-                    always_decides=True)
+        verdict.add(f"not measured: no per-sentence alignment numbers for both {pe.name} and no-PE jobs")
     return verdict
 
 
@@ -355,9 +513,13 @@ def check_claims(spans: list[SpanRow], alignment: list[AlignmentRow], test_set: 
 
 def thresholds(margin: float = MARGIN, min_bucket: int = MIN_BUCKET) -> str:
     return (f"each model is read on the lengths it was trained on, merged (short: at most {SHORT_MAX} French words, "
-            f"long: from {LONG_MIN}); spans of fewer than {min_bucket} sentences decide nothing; about the same = "
-            f"the 90% interval of Δ BLEU inside ±{margin:g} (TOST at α = 0.05); worse = a two-sided test, "
-            f"Holm-adjusted within the claim's family, below 0; (b) also needs Δ_long − Δ_short between the groups "
-            f"below 0; (c) needs no PE to align worse than PE on long sentences and that gap to grow from short to "
-            f"long sentences; a comparison that pairs fewer seeds than its sweep planned (conf/sweep, the seed list) "
-            f"is pending: its interim figures are shown, with no verdict word and no star")
+            f"long: from {LONG_MIN}); spans of fewer than {min_bucket} sentences decide nothing; each claim is "
+            f"decided as its halves: a half that predicts no difference holds when the 90% interval of Δ BLEU lies "
+            f"inside ±{margin:g} (TOST at α = 0.05) and is contradicted when the 95% interval lies wholly beyond "
+            f"±{margin:g}; a half that predicts a loss holds when the loss is shown (Holm-adjusted p < 0.05 within the "
+            f"claim's deciding tests) and its extra condition is met ((b): Δ_long − Δ_short between the groups below "
+            f"0; (c): the gap grows from short to long sentences), and is contradicted when the opposite is shown; "
+            f"anything else is inconclusive; a claim is supported only if every half holds, not supported as stated "
+            f"if any half is contradicted, otherwise inconclusive; a half without runs is not run; a comparison of "
+            f"one seed is exploratory and a comparison that pairs fewer seeds than its sweep planned is pending: "
+            f"their figures are shown, with no word and no star")

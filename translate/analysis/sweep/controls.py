@@ -16,9 +16,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from translate.analysis.sweep.claims import (Family, Verdict, cells, decides, delta_text, equivalence_text,
-                                             is_short_span, lengths_text, where)
+                                             is_short_span, lengths_text, span_reading, where)
 from translate.analysis.sweep.rows import RowSetting, SpanRow
-from translate.analysis.sweep.rules import MARGIN, MIN_BUCKET, interim_text, pending
+from translate.analysis.sweep.rules import EXPLORATORY, MARGIN, MIN_BUCKET, exploratory, interim_text, pending
 
 
 @dataclass(frozen=True)
@@ -49,17 +49,24 @@ def check_control(control: Control, spans: list[SpanRow], test_set: str | None, 
     found = cells(spans, is_control(control), is_short_span)
     if not found:
         return None
-    verdict, family, outcomes = Verdict(f"Control: {control.what}."), Family(f"control {control.ablation}"), []
-    seen: list[tuple[str, str]] = []  # per deciding span: (test set, "worse" after Holm / "same" by TOST / "unclear")
+    verdict, family, outcomes = Verdict(f"Control: {control.what}.", control=control.ablation), \
+        Family(f"control {control.ablation}"), []
+    seen: list[tuple[str, str]] = []  # per span of several seeds: (test set, "worse" / "same" by TOST / "unclear")
     waitings = [pending(r) for r in found]
-    indices = [family.add(r.compared.bleu.p if decides(r, min_bucket) and not waiting else None)
+    # Holm over the deciding tests only: the primary test set's, of several seeds, with their planned seeds in
+    indices = [family.add(r.compared.bleu.p if decides(r, min_bucket) and not waiting and not exploratory(r)
+                          and r.test_set == test_set else None)
                for r, waiting in zip(found, waitings)]
     for r, index, waiting in zip(found, indices, waitings):
-        significant = family.significant(index)
+        primary = r.test_set == test_set
+        # another test set's Δ is read with its unadjusted p and decides nothing
+        significant = family.significant(index) if primary else r.compared.bleu.p is not None and r.compared.bleu.p < 0.05
         if not decides(r, min_bucket):
             text = "too few to decide"
         elif waiting:
             text = interim_text(waiting)
+        elif exploratory(r):
+            text = f"{EXPLORATORY}: exploratory, its interval knows nothing of the spread between seeds"
         elif control.must_hurt:
             worse = significant and r.compared.bleu.delta < 0
             seen.append((r.test_set, "worse" if worse else "same" if r.compared.bleu.equivalent else "unclear"))
@@ -67,14 +74,20 @@ def check_control(control: Control, spans: list[SpanRow], test_set: str | None, 
                 f" (about the same: within ±{margin:g} BLEU)" if seen[-1][1] == "same" else "")
         else:
             text = equivalence_text(r, margin, significant)
-        if decides(r, min_bucket) and r.test_set == test_set:
+        if decides(r, min_bucket) and primary:
             outcomes.append(waiting or text.split(":")[0].split(" (")[0])
+            verdict.shown.append(span_reading(r, outcomes[-1]))
+        elif decides(r, min_bucket) and not waiting and not exploratory(r):
+            text += " (unadjusted p; decides nothing: not the primary test set)"
         verdict.add(f"{where(r)}: {control.ablation} minus sinusoidal {delta_text(r, family, index)}; {text}; "
-                    f"{lengths_text(r)}.", r.test_set)
+                    f"{lengths_text(r)}.")
     verdict.status = outcomes[0] if len(set(outcomes)) == 1 else "differs between training groups" if outcomes \
         else "not measured"
     if control.must_hurt:
-        verdict.add(what_it_means(seen, margin))
+        verdict.add(what_it_means(seen, margin) if seen else
+                    "One seed: this pair of models shows what one retraining without the dims that carry position "
+                    "did; it says nothing of the spread between seeds, so it cannot show that (a)'s test sees a loss "
+                    f"of its ±{margin:g} margin." if any(exploratory(r) for r in found) else "Too few sentences to decide.")
     verdict.family = family.describe()
     return verdict
 

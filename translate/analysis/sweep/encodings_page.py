@@ -16,8 +16,7 @@ from translate.analysis.sweep.readme_summary import encodings_lines, update_read
 from translate.analysis.sweep.results_page import fresh_assets, load_report, of_test_set
 from translate.analysis.sweep.rows import ReportRow
 from translate.analysis.sweep.tables import (LENGTH_LABELS, bucket_header, comparison_cell, devices, markdown_table,
-                                             number, pivot, reading_rules, score_cell, test_set_names,
-                                             unreachable_stars)
+                                             number, pivot, reading_rules, score_cell, test_set_names)
 from translate.io import atomic_write_text
 
 # The sweep report's pictures, as (file name, alt text). A picture the report did not draw is left out of the page.
@@ -164,9 +163,9 @@ def extrapolation_section(report: Report, sweep_dir: Path, assets: Path, link: s
     else:
         lines += [f"Paired with the baseline ({report.baseline or 'none'}, trained on the same lengths with the same "
                   "seed) and tested at the same step, on the same sentences of each bucket: Δ BLEU, its 95% interval "
-                  "and p (* Holm-corrected p < 0.05 within the test set's family; never on a bucket marked `too few`; "
-                  "jobs tested at another step than their baseline are not compared: see the notes). Overlapping intervals in the ranking above can still hide a clear paired difference."
-                  + (f" {note}" if (note := unreachable_stars(report)) else ""), ""]
+                  "and p (* Holm-corrected p < 0.05 within the test set's family; never on a bucket marked `too few`, nor on a "
+                  "one-seed comparison, which is exploratory: its interval knows nothing of the spread between seeds; "
+                  "jobs tested at another step than their baseline are not compared: see the notes). Overlapping intervals in the ranking above can still hide a clear paired difference.", ""]
         lines += pivot_per_test_set(report, paired_cell, "Length extrapolation: Δ BLEU vs baseline by length")
         lines += ["Hypothesis words per reference word in each bucket: below 1 a model stops early (BLEU's brevity "
                   "penalty then dominates), above 1 it runs on or repeats. It tells a model that ends its translation "

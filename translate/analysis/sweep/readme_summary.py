@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Optional
 
 from translate.analysis.sweep.aggregate import ALL, Report
-from translate.analysis.sweep.claims import MIN_BUCKET, Verdict
+from translate.analysis.sweep.claims import MIN_BUCKET, Verdict, delta_interval, what_the_data_show
 from translate.analysis.sweep.tables import comparison_cell, markdown_table, score_cell, test_set_names
 from translate.io import atomic_write_text
 
@@ -41,13 +41,22 @@ def update_readme(readme: Path, name: str, lines: list[str]) -> bool:
     return True
 
 
-def claims_lines(verdicts: list[Verdict], test_set: Optional[str], source: str) -> list[str]:
-    """Each claim's verdict and the lines that decided it (those on the primary test set), as on the page."""
-    lines = [f"From `{source}` ([docs/results.md](docs/results.md) has every test set, the controls, the intervals' "
-             f"method and the attention maps):", ""]
+def claims_lines(verdicts: list[Verdict], source: str, forest: Optional[str] = None) -> list[str]:
+    """The forest plot (`forest`: its path from the README), then per claim its verdict, one short table of its
+    halves (the deciding Δs with their 95% intervals and words) and one sentence of what the data show; the lines
+    behind each stay on the page."""
+    lines = [f"From `{source}`; [docs/results.md](docs/results.md) has the lines behind each verdict (settings, seeds, "
+             f"steps, every test set, the controls, the method and the attention maps).", ""]
+    if forest:
+        lines += [f"![Every deciding Δ of the claims and controls with its 95% interval; the band is ±1 BLEU of "
+                  f"\"about the same\"]({forest})", ""]
     for verdict in verdicts:
-        lines.append(f"- **{verdict.claim}** — {verdict.status}.")
-        lines += [f"  - {d}" for d in verdict.details if d.decides_on(test_set)]
+        rows = [[half.name, r.label, delta_interval(r), r.word] for half in verdict.halves for r in half.readings
+                if r.delta is not None]
+        rows += [[half.name, "–", "–", half.word] for half in verdict.halves if not half.readings]
+        lines += [f"**{verdict.claim}** — {verdict.headline}.", ""]
+        lines += markdown_table(["half", "read on", "Δ [95% interval]", "word"], rows, ["---", "---", "--:", "---"])
+        lines += ["", f"What the data show: {what_the_data_show(verdict)}.", ""]
     return lines
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import re
 import shutil
 import sys
@@ -17,6 +18,7 @@ from translate.analysis.sweep.jobs import SweepError, find_jobs, group_settings,
 from translate.analysis.sweep.claims import (Reference, Verdict, check_claims, diagonal_claim, is_nope, is_sinusoidal,
                                              no_pe_claim, thresholds)
 from translate.analysis.sweep.controls import check_controls, other_encodings
+from translate.analysis.sweep.forest import FOREST, write_forest
 from translate.analysis.sweep.pilots import budget_lines
 from translate.analysis.sweep.plots import LEARNING_CURVES, PLOTS
 from translate.analysis.sweep.rows import ReportRow
@@ -129,7 +131,7 @@ def reports_against(sweep_dir: Path, report: Report) -> dict[str, Report]:
 
 def verdict_lines(verdicts: list[Verdict], note: str = "") -> list[str]:
     return [line for v in verdicts
-            for line in [f"**{v.claim}**{note} — {v.status}.", ""] + [f"- {d}" for d in v.details]
+            for line in [f"**{v.claim}**{note} — {v.headline}.", ""] + [f"- {d}" for d in v.details]
             + ([f"- {v.family}."] if v.family else []) + [""]]
 
 
@@ -148,9 +150,9 @@ def verdicts_of(report: Report) -> list[Verdict]:
 def undecided_lines(verdicts: list[Verdict]) -> list[str]:
     """The claims the data contradict or cannot decide, and those still waiting for their planned seeds."""
     def named(v: Verdict) -> str:
-        return f"{v.claim.split(')')[0]}) is {v.status}"
+        return f"{v.claim.split(')')[0]}) is {v.headline}"
     lines = []
-    disagree = [named(v) for v in verdicts if v.status in ("not supported", "partly supported", "inconclusive")]
+    disagree = [named(v) for v in verdicts if v.status in ("not supported as stated", "inconclusive")]
     if disagree:
         lines += ["Where the data disagree or cannot decide: " + "; ".join(disagree)
                   + ". The lines above name the spans and training groups.", ""]
@@ -161,16 +163,42 @@ def undecided_lines(verdicts: list[Verdict]) -> list[str]:
     return lines
 
 
-def claims_section(report: Report, against: dict[str, Report], verdicts: list[Verdict]) -> list[str]:
+# the sections of an analysis plan (docs/preregistration.md) a results page quotes: how its runs came about, and
+# every departure from the plan
+DISCLOSED = ("## What is already committed, and how it came about", "## Departures")
+
+
+def plan_disclosures(plan: Optional[Path]) -> list[str]:
+    """The DISCLOSED sections of the analysis plan, quoted one level down, under a heading naming the plan."""
+    if plan is None:
+        return []
+    text = Path(plan).read_text(encoding="utf-8")
+    lines = ["### What the analysis plan discloses about these runs", "",
+             f"Quoted from `{plan}`, the plan these verdicts follow:", ""]
+    for heading in DISCLOSED:
+        found = re.search(rf"^{re.escape(heading)}\n(.*?)(?=^## |\Z)", text, re.S | re.M)
+        if found is None:
+            raise SweepError(f"{plan}: no section '{heading}' (a results page quotes it; expected the sections "
+                             f"{', '.join(DISCLOSED)})")
+        lines += ["##" + heading, "", found.group(1).strip(), ""]
+    return lines
+
+
+def claims_section(report: Report, against: dict[str, Report], verdicts: list[Verdict], controls: list[Verdict],
+                   forest: Optional[str], link: str, plan: Optional[Path] = None) -> list[str]:
     """The three claims' `verdicts` (verdicts_of), each decided on the primary test set and listed on every test
     set; then the controls of (a), and (b) and (c) read against each other encoding of `against` (see
     reports_against)."""
     rules = report.rules
     primary = primary_test_set(report)
     lines = [f"Each verdict is decided on `{primary}` (the corpus's own test split; (b) reads the long group on the "
-             f"reserved long test set where the runs have it) and lists the other test sets beside it.", ""]
-    lines += verdict_lines(verdicts) + verdict_lines(check_controls(report.spans, primary, rules.margin,
-                                                                    rules.min_bucket))
+             f"reserved long test set where the runs have it) and lists the other test sets beside it. Each claim is "
+             f"read as its halves, each half with one word, by the rules of the analysis plan "
+             f"([docs/preregistration.md](preregistration.md)); the plan's departures and the history of these runs "
+             f"are listed at the end of this section.", ""]
+    if forest:
+        lines += [f"![Every deciding Δ of the claims and controls with its 95% interval]({link}/{forest})", ""]
+    lines += verdict_lines(verdicts) + verdict_lines(controls)
     for encoding, other in against.items():
         pe = Reference(encoding)
         lines += verdict_lines([no_pe_claim(other.spans, primary, rules.margin, rules.min_bucket, pe),
@@ -182,7 +210,7 @@ def claims_section(report: Report, against: dict[str, Report], verdicts: list[Ve
     lines += [f"Wording rules: {thresholds(rules.margin, rules.min_bucket)}. Δ: against sinusoidal PE{other} trained "
               "on the same lengths with the same seed, both tested at the same step; `[lo, hi]` its 95% interval, "
               "`90%` the interval of the equivalence test.", ""]
-    return lines
+    return lines + plan_disclosures(plan)
 
 
 def scores_section(report: Report) -> list[str]:
@@ -221,7 +249,7 @@ def models(rows: list[ReportRow]) -> str:
 
 
 def results_markdown(report: Report, sweep_dir: Path, assets: Path, link: str, verdicts: list[Verdict],
-                     pilots: Sequence[Path] = ()) -> str:
+                     pilots: Sequence[Path] = (), plan: Optional[Path] = None) -> str:
     whole = [r for r in report.rows if r.bucket == ALL]
     tests = ", ".join(f"`{name}`" for name in test_set_names(report))
     lines = ["# Results: the source notes' experiments", "",
@@ -232,7 +260,9 @@ def results_markdown(report: Report, sweep_dir: Path, assets: Path, link: str, v
              f"is trained on Tatoeba "
              f"pairs of one length range and tested on each test set ({tests}), bucketed by French word count.", "",
              "## What the numbers say", ""]
-    lines += claims_section(report, reports_against(sweep_dir, report), verdicts)
+    controls = check_controls(report.spans, primary_test_set(report), report.rules.margin, report.rules.min_bucket)
+    forest = write_forest(verdicts + controls, assets, report.rules.margin)
+    lines += claims_section(report, reports_against(sweep_dir, report), verdicts, controls, forest, link, plan)
     if pilots:
         lines += ["## How long the models trained", ""] + budget_lines(list(pilots), find_jobs(sweep_dir))
     lines += ["## Scores", ""] + scores_section(report)
@@ -275,15 +305,18 @@ def fresh_assets(page: Path) -> Path:
 
 
 def write_results_page(sweep_dir: Path, out: Path, readme: Optional[Path] = None,
-                       pilots: Sequence[Path] = ()) -> Path:
+                       pilots: Sequence[Path] = (), plan: Optional[Path] = None) -> Path:
     """Writes `out` (e.g. docs/results.md) and its pictures into a folder beside it named after it, and the claims
     block of `readme` when it has one (readme_summary). `pilots`: the folders of the pilots that set the jobs' step
-    budgets (translate.analysis.sweep.pilots), shown on the page."""
+    budgets (translate.analysis.sweep.pilots), shown on the page. `plan`: the analysis plan whose history and
+    departures the page quotes (plan_disclosures)."""
     sweep_dir, out = Path(sweep_dir), Path(out)
     report = load_report(sweep_dir)
     assets = fresh_assets(out)
     verdicts = verdicts_of(report)  # decided once, for the page and the README's summary
-    atomic_write_text(out, results_markdown(report, sweep_dir, assets, assets.name, verdicts, pilots))
+    atomic_write_text(out, results_markdown(report, sweep_dir, assets, assets.name, verdicts, pilots, plan))
     if readme is not None:
-        update_readme(Path(readme), "claims", claims_lines(verdicts, primary_test_set(report), str(sweep_dir)))
+        forest = assets / FOREST
+        link = os.path.relpath(forest, Path(readme).parent) if forest.exists() else None
+        update_readme(Path(readme), "claims", claims_lines(verdicts, str(sweep_dir), link))
     return out

@@ -23,12 +23,29 @@ def decides(sentences: Optional[int], min_bucket: int = MIN_BUCKET) -> bool:
 def verdict_word(delta: "Delta", decides_: bool, margin: float = MARGIN) -> str:
     """The word a report gives a Δ against the baseline: "better"/"worse" when its Holm-adjusted p < 0.05 (the star),
     "about the same" when both one-sided tests pass at ±margin (Difference.equivalent), "inconclusive" when neither;
-    "too few" for a bucket that decides nothing."""
+    "too few" for a bucket that decides nothing; "one seed" (EXPLORATORY) for a Δ of one seed (one_seed)."""
     if not decides_:
         return "too few"
+    if one_seed(delta):
+        return EXPLORATORY
     if delta.holm is not None and delta.holm < 0.05:
         return "better" if delta.delta > 0 else "worse"
     return "about the same" if delta.difference().equivalent(margin) else "inconclusive"
+
+
+EXPLORATORY = "one seed"
+
+
+def one_seed(delta: "Delta") -> bool:
+    """A Δ of one seed: its interval counts the test sentences' noise and nothing of the spread between seeds, so
+    it is exploratory: shown with its interval and p, in no Holm family, with no star and no verdict word."""
+    return delta.seeds is not None and len(delta.seeds) == 1
+
+
+def exploratory(r: "RowSetting") -> bool:
+    """Whether a row's comparison pairs one seed (one_seed of its Δ BLEU)."""
+    compared = getattr(r, "compared", None)
+    return compared is not None and compared.bleu is not None and one_seed(compared.bleu)
 
 
 def pending(r: "RowSetting") -> Optional[str]:
@@ -54,8 +71,6 @@ class Rules:
     samples: int = 10000
     min_bucket: int = MIN_BUCKET
     margin: float = MARGIN
-    # True unless samples was given: draw more when Holm over the report's tests needs them (samples_for_holm).
-    draw_enough: bool = False
 
     def decides(self, sentences: Optional[int]) -> bool:
         return decides(sentences, self.min_bucket)

@@ -28,7 +28,7 @@ if TYPE_CHECKING:  # the aggregator hands itself in; spans never build one
 
 SHORT_MAX = 10          # short: at most 10 French words
 LONG_MIN = 11           # long: from 11 words (the source notes' "long" training set starts there)
-ALIGNMENT_METRICS = {"diagonal_share_normalised": +1, "aer": -1}  # +1: higher is better aligned
+ALIGNMENT_METRICS = {"diagonal_share_normalised": +1, "aer": -1, "monotonicity": +1}  # +1: higher is better aligned
 
 
 @dataclass(frozen=True)

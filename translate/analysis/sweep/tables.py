@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Callable, Optional
 
 from translate.analysis.run.metrics import BucketStatistics
-from translate.analysis.sweep.aggregate import ALL, Report, one_seed_bleu_tests, samples_for_holm, stars_reachable
+from translate.analysis.sweep.aggregate import ALL, Report
 from translate.analysis.sweep.rows import AlignmentRow, Delta, ReportRow, Score, SpanRow
 from translate.analysis.sweep.rules import Rules, decides, verdict_word
 from translate.analysis.sweep.spans import LONG_MIN, SHORT_MAX
@@ -238,18 +238,6 @@ def test_set_names(report: Report) -> list[str]:
     return list(dict.fromkeys(r.test_set for r in report.rows))
 
 
-def unreachable_stars(report: Report) -> Optional[str]:
-    """A sentence when Holm over the report's BLEU tests cannot star any one-seed Δ, however large: its first
-    threshold 0.05/m is below the smallest p a bootstrap of B samples gives, 2/(B+1). None when stars are reachable."""
-    tests, samples = one_seed_bleu_tests(report), report.rules.samples
-    if not tests or not samples or stars_reachable(tests, samples):
-        return None
-    return (f"No Δ here can carry a star, however large: Holm across the {tests:,} one-seed BLEU tests of the "
-            f"largest family needs p ≤ 0.05/{tests:,} = {0.05 / tests:.1e} for the first, below the smallest p a "
-            f"bootstrap of {samples:,} samples gives (2/(B+1) = {2 / (samples + 1):.1e}). Read the intervals, or rebuild the report "
-            f"with enough samples: `python -m translate.report FOLDER --samples {samples_for_holm(tests)}`.")
-
-
 def reading_rules(report: Report) -> list[str]:
     """How the intervals, tests and stars were made: the same text on the sweep report and the results page."""
     rules = report.rules
@@ -275,7 +263,6 @@ def reading_rules(report: Report) -> list[str]:
         f"- p: `< 0.001` below a thousandth or at the bootstrap floor 2/(B+1); `*`: Holm-adjusted p < 0.05 within "
         "its family: the tests of one test set on this page that decide (BLEU and chrF separately); a bucket of "
         "fewer than the minimum sentences is in no family and never starred.",
-        *([f"- {note}"] if (note := unreachable_stars(report)) else []),
         f"- Buckets of fewer than {rules.min_bucket} sentences (`too few`) are shown but decide no verdict; columns "
         "are split into lengths the models were trained on, lengths shorter than those and lengths beyond them "
         "(extrapolation); a bucket too small to decide shows Δ and its interval without a p.",

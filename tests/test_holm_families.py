@@ -1,0 +1,43 @@
+"""Holm's family is the tests of one test set that decide: a bucket too small to decide is in no family, nor is a
+comparison of one seed (exploratory: no star, no verdict word)."""
+from __future__ import annotations
+
+import copy
+
+from translate.analysis.sweep.aggregate import adjust_for_many_tests
+from translate.analysis.sweep.rows import Comparison, Delta, ReportRow
+from translate.analysis.sweep.rules import verdict_word
+from translate.analysis.sweep.tables import comparison_cell
+
+
+def row(test_set: str, seeds: int = 3, decides: bool = True, sentences: int = 500, **deltas: Delta) -> ReportRow:
+    """A report row of `test_set` over `seeds` seeds holding the given Δs (Comparison's fields: bleu, chrf, ...)."""
+    for d in deltas.values():
+        d.seeds = [d.delta] * seeds
+    return ReportRow(test_set=test_set, seeds=seeds, decides=decides, sentences=sentences,
+                     compared=Comparison(**deltas))
+
+
+def test_a_bucket_too_small_to_decide_is_never_starred_and_not_in_the_family():
+    tiny = row("t", decides=False, sentences=1, bleu=Delta(0.43, 0.43, 0.43, 2 / 1001))
+    big = [row("t", bleu=Delta(1.0, 0.1, 2.0, p)) for p in (0.02, 0.03)]
+    rows = [tiny] + big
+    adjust_for_many_tests(rows)
+    assert tiny.compared.bleu.holm is None and not comparison_cell(tiny.compared.bleu, tiny.decides).endswith("*")
+    assert [r.compared.bleu.holm for r in big] == [0.04, 0.04]  # a family of 2, not 3: the tiny bucket is left out
+    assert all(comparison_cell(r.compared.bleu, r.decides).endswith("*") for r in big)
+    assert "p_bleu_holm" in big[0].as_json() and "p_chrf_holm" not in big[0].as_json()  # only tests that were made
+    other = copy.deepcopy(big[0])  # another test set: another family
+    other.test_set = "u"
+    adjust_for_many_tests(rows + [other])
+    assert other.compared.bleu.holm == 0.02 and other.family != big[0].family
+
+
+def test_a_one_seed_comparison_is_never_starred_nor_worded_however_small_its_p():
+    one = row("t", seeds=1, bleu=Delta(-3.0, -4.0, -2.0, 0.0002, -3.8, -2.2))
+    three = row("t", bleu=Delta(-3.0, -4.0, -2.0, 0.0002, -3.8, -2.2))
+    adjust_for_many_tests([one, three])
+    assert one.compared.bleu.holm is None and three.compared.bleu.holm == 0.0002   # a family of one: three seeds
+    assert not comparison_cell(one.compared.bleu, True).endswith("*")
+    assert comparison_cell(three.compared.bleu, True).endswith("*")
+    assert verdict_word(one.compared.bleu, True) == "one seed" and verdict_word(three.compared.bleu, True) == "worse"
