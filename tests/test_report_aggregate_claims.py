@@ -164,6 +164,10 @@ def test_claim_c_decides_on_aer_shows_every_metric_and_says_where_they_disagree(
                             alignment(-0.05, -0.15, (-0.10, -0.13, -0.07, 0.001), "monotonicity")], "test")
     assert agree.status == "supported" and "the metrics agree" in agree.details[0]
     assert diagonal_claim([share], "test").status == "supported"   # no AER recorded: the share decides
+    elsewhere = dataclasses.replace(aer, test_set="multi30k")
+    two = diagonal_claim([share, aer, elsewhere], "test")
+    assert len(two.details) == 2 and two.details[1].startswith("`multi30k`")   # one line per test set
+    assert two.details[0].count("AER against silver links") == 1
 
 
 def test_check_claims_gives_the_three_in_order():

@@ -9,7 +9,6 @@ Every p is Holm-adjusted across the tests of the report (BLEU and chrF separatel
 """
 from __future__ import annotations
 
-import math
 import statistics
 from dataclasses import dataclass, field
 from typing import Any, Optional

@@ -418,7 +418,7 @@ def alignment_cells(alignment: list[AlignmentRow], which: Callable[[AlignmentRow
     chosen: dict[tuple, list[AlignmentRow]] = {}
     for r in alignment:
         if which(r) and r.metric in ALIGNMENT_ORDER:
-            chosen.setdefault((r.setting), []).append(r)
+            chosen.setdefault((r.setting, r.test_set), []).append(r)
     return [sorted(rows, key=lambda r: ALIGNMENT_ORDER.index(r.metric)) for rows in chosen.values()]
 
 

@@ -37,7 +37,7 @@ def forest_plot(entries: list[tuple[str, Reading]], margin: float) -> Optional[F
         return None
     rows = {unit: [(label, r) for label, r in entries if r.unit == unit] for unit in units}
     heights = [len(rows[unit]) + 1 for unit in units]
-    fig = Figure(figsize=(9, 0.38 * sum(heights) + 1.2))
+    fig = Figure(figsize=(12, 0.4 * sum(heights) + 1.0 * len(units)), layout="constrained")
     axes = fig.subplots(len(units), 1, squeeze=False, gridspec_kw={"height_ratios": heights})[:, 0]
     for ax, unit in zip(axes, units):
         shown = rows[unit]
@@ -54,7 +54,6 @@ def forest_plot(entries: list[tuple[str, Reading]], margin: float) -> Optional[F
                       f"Δ {unit} (no PE minus sinusoidal), 95% interval")
         if unit == "BLEU":
             ax.legend(loc="lower left", fontsize=8)
-    fig.tight_layout()
     return fig
 
 

@@ -10,9 +10,8 @@ import re
 from pathlib import Path
 from typing import Optional
 
-from translate.analysis.sweep.aggregate import ALL, Report
 from translate.analysis.sweep.claims import MIN_BUCKET, Verdict, delta_interval, what_the_data_show
-from translate.analysis.sweep.tables import comparison_cell, markdown_table, score_cell, test_set_names
+from translate.analysis.sweep.tables import markdown_table
 from translate.io import atomic_write_text
 
 
@@ -58,27 +57,6 @@ def claims_lines(verdicts: list[Verdict], source: str, forest: Optional[str] = N
         lines += markdown_table(["half", "read on", "Δ [95% interval]", "word"], rows, ["---", "---", "--:", "---"])
         lines += ["", f"What the data show: {what_the_data_show(verdict)}.", ""]
     return lines
-
-
-def encodings_lines(report: Report, source: str) -> list[str]:
-    """Whole-test BLEU and Δ against the baseline of every encoding, per test set, as ranked on the page."""
-    names = test_set_names(report)
-    whole = [r for r in report.rows if r.bucket == ALL]
-    settings = sorted({r.setting for r in whole},
-                      key=lambda s: -(next((r.bleu.value for r in whole if r.setting == s and r.test_set == names[0]),
-                                           None) or 0.0))
-    header = ["encoding", "tested at step"] + [f"{kind} `{name}`" for name in names for kind in ("BLEU", "Δ BLEU")]
-    lines = []
-    for setting in settings:
-        cells = {r.test_set: r for r in whole if r.setting == setting}
-        step = next((str(r.tested_step or "–") for r in cells.values()), "–")
-        lines.append([setting, step] + [cell for name in names for cell in (
-            (score_cell(cells[name].bleu, cells[name].seeds), comparison_cell(cells[name].compared.bleu,
-                                                                                cells[name].decides))
-            if name in cells else ("–", "–"))])
-    return ([f"From `{source}` ([docs/encodings_results.md](docs/encodings_results.md)); * Holm-adjusted p < 0.05 "
-             "within the test set's tests:", ""]
-            + markdown_table(header, lines, ["---", "--:"] + ["--:"] * (len(header) - 2)))
 
 
 def default_run_lines(metrics: dict, folder: str) -> list[str]:
