@@ -23,6 +23,7 @@ where recorded), every alignment metric is shown, and the line says where they d
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Callable, Optional
 
@@ -92,6 +93,13 @@ def is_long_span(r: SpanRow) -> bool:
 
 def decides(r: SpanRow, min_bucket: int) -> bool:
     return enough(r.sentences, min_bucket)
+
+
+def brief_group(group: str) -> str:
+    """"words 1-9, base_cpu" from a training group's description (in_group gives all of it)."""
+    words = re.search(r"words \d+-\d+", group or "")
+    model = re.search(r"model=(\w+)", group or "")
+    return ", ".join(filter(None, [words.group(0) if words else "all lengths", model.group(1) if model else ""]))
 
 
 def in_group(group: str) -> str:
@@ -292,7 +300,8 @@ def span_word(r: SpanRow, min_bucket: int, word: Callable[[], str]) -> Optional[
 
 def span_reading(r: SpanRow, word: str) -> Reading:
     d = r.compared.bleu
-    return Reading(word, f"`{r.test_set}`, {in_group(r.group)}", d.delta, d.low, d.high, "BLEU", d.relative_delta)
+    return Reading(word, f"`{r.test_set}`, trained on {brief_group(r.group)}", d.delta, d.low, d.high, "BLEU",
+                   d.relative_delta)
 
 
 def zero_dims_claim(spans: list[SpanRow], test_set: Optional[str], margin: float = MARGIN,
@@ -478,7 +487,7 @@ def diagonal_claim(alignment: list[AlignmentRow], test_set: Optional[str], min_b
         word = difference_word(r.gap_long, -r.better, long_shown, said[1] == "grows")
         if enough_sentences and r.test_set == test_set:
             word = waiting or (EXPLORATORY if one else word)
-            half.readings.append(Reading(word, f"`{r.test_set}`, {in_group(r.group)}", r.gap_long.delta,
+            half.readings.append(Reading(word, f"`{r.test_set}`, trained on {brief_group(r.group)}", r.gap_long.delta,
                                          r.gap_long.low, r.gap_long.high, SHORT_METRIC_NAMES[r.metric]))
         disagree = [o for o in others if direction(o, shown(o.gap_long), shown(o.gap_interaction)) != said]
         reading = (f"too few sentences to decide" if not enough_sentences else interim_text(waiting) if waiting else

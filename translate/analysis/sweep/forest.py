@@ -37,23 +37,21 @@ def forest_plot(entries: list[tuple[str, Reading]], margin: float) -> Optional[F
         return None
     rows = {unit: [(label, r) for label, r in entries if r.unit == unit] for unit in units}
     heights = [len(rows[unit]) + 1 for unit in units]
-    fig = Figure(figsize=(12, 0.4 * sum(heights) + 1.0 * len(units)), layout="constrained")
+    fig = Figure(figsize=(10, 0.4 * sum(heights) + 1.0 * len(units)), layout="constrained")
     axes = fig.subplots(len(units), 1, squeeze=False, gridspec_kw={"height_ratios": heights})[:, 0]
     for ax, unit in zip(axes, units):
         shown = rows[unit]
         ys = list(range(len(shown)))[::-1]
         if unit == "BLEU":
-            ax.axvspan(-margin, margin, color="0.9", zorder=0, label=f"±{margin:g} BLEU: about the same")
+            ax.axvspan(-margin, margin, color="0.9", zorder=0)
         ax.axvline(0, color="0.4", linewidth=0.8)
         for y, (label, r) in zip(ys, shown):
             colour = COLOURS.get(r.word, "0.45")
             ax.errorbar(r.delta, y, xerr=[[r.delta - r.low], [r.high - r.delta]], fmt="o", color=colour, capsize=3,
                         markerfacecolor="white" if r.word == EXPLORATORY else colour)
         ax.set_yticks(ys, [f"{label} ({r.word})" for label, r in shown], fontsize=8)
-        ax.set_xlabel(f"Δ {unit} against sinusoidal PE, 95% interval" if unit == "BLEU" else
-                      f"Δ {unit} (no PE minus sinusoidal), 95% interval")
-        if unit == "BLEU":
-            ax.legend(loc="lower left", fontsize=8)
+        ax.set_xlabel(f"Δ BLEU against sinusoidal PE, 95% interval; grey: ±{margin:g}, \"about the same\"; "
+                      "hollow: one seed" if unit == "BLEU" else f"Δ {unit} (no PE minus sinusoidal), 95% interval")
     return fig
 
 
