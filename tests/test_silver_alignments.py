@@ -44,6 +44,9 @@ def test_aer_is_zero_for_attention_equal_to_the_links_and_one_for_disjoint_links
     assert sentence_aer(attention, {(0, 0), (1, 1), (2, 2)}, choice) == 1.0
     assert alignment_error_rate({(0, 0), (1, 1)}, {(0, 0), (2, 2)}) == pytest.approx(0.5)   # 1 - 2*1/(2+2)
     assert alignment_error_rate(set(), set()) is None
+    # Sure and Possible (Och & Ney): a link in P but not in S counts in the numerator once, not in the denominator
+    assert alignment_error_rate({(0, 0), (1, 1)}, {(0, 0)}, {(1, 1)}) == pytest.approx(1 - (1 + 2) / (2 + 1))
+    assert alignment_error_rate({(0, 0)}, {(0, 0), (1, 1)}, {(2, 2)}) == pytest.approx(1 - 2 / 3)
 
 
 def test_shift_att_reads_the_row_whose_input_is_the_target_word():

@@ -56,10 +56,13 @@ def predicted_links(attention: Tensor, threshold: float) -> set[Link]:
     return set(zip(source.tolist(), target.tolist()))
 
 
-def alignment_error_rate(predicted: set[Link], sure: set[Link]) -> Optional[float]:
-    """1 - 2|A∩S| / (|A| + |S|); None when both are empty (nothing to score)."""
+def alignment_error_rate(predicted: set[Link], sure: set[Link], possible: Optional[set[Link]] = None
+                         ) -> Optional[float]:
+    """Och & Ney: 1 - (|A∩S| + |A∩P|) / (|A| + |S|), P the possible links (sure ones included; without them P = S:
+    1 - 2|A∩S| / (|A| + |S|)); None when both are empty (nothing to score)."""
     total = len(predicted) + len(sure)
-    return None if total == 0 else 1.0 - 2.0 * len(predicted & sure) / total
+    possible = sure if possible is None else possible | sure
+    return None if total == 0 else 1.0 - (len(predicted & sure) + len(predicted & possible)) / total
 
 
 def aer_grid(attention: Tensor, sure: set[Link], thresholds: Sequence[float] = THRESHOLDS) -> np.ndarray:
