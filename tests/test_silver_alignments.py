@@ -219,3 +219,42 @@ def test_the_committed_pinned_links_are_readable_and_complete():
     for path in files:
         expected = json.loads(path.read_text())["sentences"]
         assert len(silver.read_cached(path, expected)) == expected > 0
+
+
+def test_a_gold_test_set_is_scored_against_its_own_links_at_a_reading_chosen_on_its_trial_pairs(monkeypatch,
+                                                                                                  tmp_path):
+    """Trial links on the diagonal choose layer 0; the test pairs' gold links (Sure diagonal, one Possible link
+    besides) are scored there with Och & Ney's AER, whatever the silver links of the run would have said."""
+    from translate.data import test_sets
+
+    monkeypatch.setattr(alignment_error, "forced_attention", FakeModel.forced_attention)
+    folder = tmp_path / "hansards_align"
+    folder.mkdir()
+    for split in ("trial", "test"):
+        (folder / f"{split}.fr").write_text("a b c d\na b c d\n", encoding="utf-8")
+        (folder / f"{split}.en").write_text("w x y z\nw x y z\n", encoding="utf-8")
+        links = [f"000{s} {k} {k} S" for s in (1, 2) for k in range(1, 5)]
+        if split == "test":
+            links.append("0001 1 2 P")   # English 1 with French 2: possible only
+        (folder / f"{split}.wa.nonullalign").write_text("\n".join(links) + "\n", encoding="utf-8")
+    monkeypatch.setenv("TRANSLATE_DATA_DIR", str(tmp_path))
+    spec = test_sets.parse_test_sets([{"name": "gold", "gold": "test"}])[0]
+    assert spec.kind.gold_links and "human Sure/Possible links" in spec.source
+    pairs = test_sets.test_set_pairs(spec, None)
+    assert [(p.fr, p.en) for p in pairs] == [("a b c d", "w x y z")] * 2
+    tokenizer = SimpleNamespace(pieces=lambda ids: [f"▁{i}" for i in ids],
+                                encode=lambda texts: [list(range(10, 10 + len(t.split()))) for t in texts])
+    translator = SimpleNamespace(model=None, tokenizer=tokenizer, settings=SimpleNamespace(batch_tokens=4000))
+    split = TokenizedSplit(pairs, tokenizer.encode([p.fr for p in pairs]), tokenizer.encode([p.en for p in pairs]))
+    scorer = alignment_error.gold_reading(translator, spec, split)
+    assert scorer.choice.layer == 0 and scorer.summary()["aer_chosen_on"] == "gold trial"
+    aer = [scorer(i, att.cross) for i, att in FakeModel.forced_attention(None, None, split.src, split.tgt)]
+    assert aer == [0.0, 0.0]   # the diagonal is every Sure link; the Possible one is not needed
+    assert alignment_error_rate({(0, 0), (1, 0)}, {(0, 0)}, {(1, 0)}) == 0.0   # a predicted Possible link costs nothing
+
+
+def test_a_gold_test_set_entry_is_checked_before_training():
+    from translate.data.test_sets import parse_test_sets
+
+    with pytest.raises(ConfigError, match=r"eval.test_sets\[0\].gold='trial' is not allowed: expected one of \['test'\]"):
+        parse_test_sets([{"name": "gold", "gold": "trial"}])

@@ -4,6 +4,8 @@
                                                        reserved real long sentences (long_test, long_valid: Tatoeba)
     {name: flickr2016, src: FILE.fr[.gz], ref: FILE.en[.gz]}   line-aligned plain or gzipped files
     {name: long_concat, long_concat_from: test}        synthetic long pseudo-sentences (translate/data/long_concat.py)
+    {name: hansards_gold, gold: test}                  the pairs of a human word alignment, scored for AER against
+                                                       their gold links (translate/data/gold_alignments.py)
 
 A relative `src`/`ref` is looked for like a corpus: under $TRANSLATE_DATA_DIR, ../shared/data, then data/.
 The first entry is the primary one: its scores are also the top-level scores of metrics.json.
@@ -20,6 +22,7 @@ from omegaconf import DictConfig, ListConfig, OmegaConf
 from translate.config import ConfigError
 from translate.data.cleaning import DropCounts, Pair, clean_pairs
 from translate.data.corpora import CorpusError, Splits, decode_pairs, read_byte_lines
+from translate.data.gold_alignments import GoldPair, read_gold
 from translate.data.locate import candidate_dirs
 from translate.data.long_concat import build_long_concat
 
@@ -36,6 +39,7 @@ class TestSetSpec:
     src: Optional[str] = None
     ref: Optional[str] = None
     long_concat_from: Optional[str] = None
+    gold: Optional[str] = None
     key: str = "eval.test_sets"   # where it was configured, for error messages
 
     @property
@@ -59,6 +63,7 @@ class TestSetKind:
     field: str = ""
     synthetic: bool = False
     reads_corpus: bool = True     # made from the run's corpus (a pair of files is not)
+    gold_links: bool = False      # its pairs carry human word links (gold_pairs): AER is scored against them
 
     def source(self, spec: TestSetSpec) -> str:
         raise NotImplementedError
@@ -126,7 +131,43 @@ class LongConcat(TestSetKind):
         return build_long_concat(getattr(corpus, spec.long_concat_from))
 
 
-KINDS = (CorpusSplit(), FilePair(), LongConcat())
+GOLD_CORPUS = "hansards_align"   # the folder of the data folder that holds the human alignment
+GOLD_SPLITS = ("test",)          # its trial pairs are kept for choosing the AER reading (alignment_error)
+
+
+def gold_folder(spec: TestSetSpec) -> Path:
+    folder = next((path for _, path in candidate_dirs(GOLD_CORPUS) if (path / "test.wa.nonullalign").exists()), None)
+    if folder is None:
+        raise CorpusError(f"{spec.key} ({spec.name}): gold={spec.gold!r} needs the folder {GOLD_CORPUS}/ (with "
+                          f"test.fr, test.en, test.wa.nonullalign and the trial files); looked in "
+                          f"{[str(path) for _, path in candidate_dirs(GOLD_CORPUS)]}. Set TRANSLATE_DATA_DIR to "
+                          f"the folder that holds it.")
+    return folder
+
+
+def gold_pairs(spec: TestSetSpec, split: Optional[str] = None) -> list[GoldPair]:
+    """The gold pairs of a gold test set (`split`: another split of the same folder, e.g. its trial pairs)."""
+    return read_gold(gold_folder(spec), split or spec.gold)
+
+
+class GoldAlignment(TestSetKind):
+    field = "gold"
+    reads_corpus = False
+    gold_links = True
+
+    def source(self, spec: TestSetSpec) -> str:
+        return f"gold alignment {GOLD_CORPUS} {spec.gold} (human Sure/Possible links)"
+
+    def check(self, entry: dict, key: str, name: str) -> None:
+        if entry["gold"] not in GOLD_SPLITS:
+            raise ConfigError(f"{key}.gold={entry['gold']!r} is not allowed: expected one of {list(GOLD_SPLITS)} "
+                              f"(the trial pairs choose the AER reading and are never scored)")
+
+    def pairs(self, spec: TestSetSpec, corpus: Splits) -> list[Pair]:
+        return [Pair(p.french, p.english) for p in gold_pairs(spec)]
+
+
+KINDS = (CorpusSplit(), FilePair(), LongConcat(), GoldAlignment())
 
 
 def parse_test_sets(entries, key: str = "eval.test_sets") -> list[TestSetSpec]:
@@ -147,24 +188,26 @@ def shown(value):
 
 
 def parse_entry(entry, key: str) -> TestSetSpec:
-    allowed = "a section with a name and one of: split, src and ref, long_concat_from"
+    allowed = "a section with a name and one of: split, src and ref, long_concat_from, gold"
     if not isinstance(entry, (dict, DictConfig)):
         raise ConfigError(f"{key}={shown(entry)!r} is not allowed: expected {allowed}")
     entry = dict(shown(entry))
     unknown = sorted(set(entry) - {"name", "ref", *(kind.field for kind in KINDS)})
     if unknown:
-        raise ConfigError(f"{key} has unknown keys {unknown}: allowed keys are name, split, src, ref, long_concat_from")
+        raise ConfigError(f"{key} has unknown keys {unknown}: allowed keys are name, split, src, ref, long_concat_from, "
+                          f"gold")
     name = entry.get("name")
     if not isinstance(name, str) or not NAME.match(name):
         raise ConfigError(f"{key}.name={name!r} is not allowed: expected letters, digits, '_', '.' or '-'")
     kinds = [kind for kind in KINDS if entry.get(kind.field) is not None]
     if len(kinds) != 1:
         raise ConfigError(f"{key} ({name}) sets {[k.field for k in kinds] or 'none of them'}: expected exactly one of "
-                          f"split, src (with ref), long_concat_from")
+                          f"split, src (with ref), long_concat_from, gold")
     kinds[0].check(entry, key, name)
     if kinds[0].field != "src" and entry.get("ref") is not None:
         raise ConfigError(f"{key}.ref={entry['ref']!r} is not allowed without src")
-    return TestSetSpec(name, entry.get("split"), entry.get("src"), entry.get("ref"), entry.get("long_concat_from"), key)
+    return TestSetSpec(name, entry.get("split"), entry.get("src"), entry.get("ref"), entry.get("long_concat_from"),
+                       entry.get("gold"), key)
 
 
 def locate_file(path: str, spec: TestSetSpec, side: str) -> Path:

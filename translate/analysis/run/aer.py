@@ -65,16 +65,25 @@ def alignment_error_rate(predicted: set[Link], sure: set[Link], possible: Option
     return None if total == 0 else 1.0 - (len(predicted & sure) + len(predicted & possible)) / total
 
 
-def aer_grid(attention: Tensor, sure: set[Link], thresholds: Sequence[float] = THRESHOLDS) -> np.ndarray:
-    """attention (L, Wt, Ws) -> (L, K) AER of every layer at every threshold (nan where undefined)."""
-    gold = torch.zeros(attention.shape[1:], dtype=torch.bool)   # (Wt, Ws)
-    for s, t in sure:
-        gold[t, s] = True
+def link_grid(links: set[Link], shape: torch.Size) -> Tensor:
+    """(Wt, Ws) bool: True at every (source word, target word) link."""
+    grid = torch.zeros(shape, dtype=torch.bool)
+    for s, t in links:
+        grid[t, s] = True
+    return grid
+
+
+def aer_grid(attention: Tensor, sure: set[Link], thresholds: Sequence[float] = THRESHOLDS,
+             possible: Optional[set[Link]] = None) -> np.ndarray:
+    """attention (L, Wt, Ws) -> (L, K) AER of every layer at every threshold (nan where undefined); `possible` as in
+    alignment_error_rate."""
+    gold = link_grid(sure, attention.shape[1:])                                    # (Wt, Ws)
+    maybe = gold | link_grid(possible or set(), attention.shape[1:])
     cut = torch.as_tensor(thresholds, dtype=attention.dtype)
     predicted = attention[:, None] >= cut[None, :, None, None]  # (L, K, Wt, Ws)
-    both = (predicted & gold).sum((-2, -1)).double()            # (L, K)
+    both = (predicted & gold).sum((-2, -1)).double() + (predicted & maybe).sum((-2, -1)).double()   # (L, K)
     total = predicted.sum((-2, -1)).double() + float(gold.sum())
-    grid = torch.where(total > 0, 1.0 - 2.0 * both / total.clamp_min(1.0), torch.full_like(total, float("nan")))
+    grid = torch.where(total > 0, 1.0 - both / total.clamp_min(1.0), torch.full_like(total, float("nan")))
     return grid.numpy()
 
 
@@ -101,6 +110,7 @@ def choose_layer_threshold(grids: Sequence[np.ndarray], thresholds: Sequence[flo
     return AerChoice(int(layer), float(thresholds[k]), round(float(mean[layer, k]), 4), len(scored))
 
 
-def sentence_aer(attention: Tensor, sure: set[Link], choice: AerChoice) -> Optional[float]:
+def sentence_aer(attention: Tensor, sure: set[Link], choice: AerChoice, possible: Optional[set[Link]] = None
+                 ) -> Optional[float]:
     """attention (L, Wt, Ws) of one sentence -> its AER at the chosen layer and threshold."""
-    return alignment_error_rate(predicted_links(attention[choice.layer], choice.threshold), set(sure))
+    return alignment_error_rate(predicted_links(attention[choice.layer], choice.threshold), set(sure), possible)

@@ -1,6 +1,8 @@
 """AER of a model's cross-attention against silver word links (translate.data.silver_alignments), read with the
 reference forced through the decoder (translate.analysis.run.aer): the decoder layer and the threshold are chosen
 once on the run's valid split, never on a test set, then every sentence of every test set is scored at that choice.
+A test set with human links (a gold kind, translate.data.gold_alignments) is scored against its gold Sure and
+Possible links instead, at a layer and threshold chosen on the same alignment's trial pairs (gold_reading).
 """
 from __future__ import annotations
 
@@ -19,6 +21,7 @@ from translate.config.errors import ConfigError
 from translate.data.cleaning import Pair
 from translate.data.pipeline import PreparedData, TokenizedSplit
 from translate.data.silver_alignments import AlignerMissing, Links, silver_alignments
+from translate.data.test_sets import TestSetSpec, gold_pairs
 
 log = logging.getLogger(__name__)
 SETTING = "report.alignment_error_rate"
@@ -64,37 +67,59 @@ def sentence_word_attention(tokenizer, fr: str, en: str, src_ids: list[int], tgt
     return word_attention(cross, source_words, target_words)
 
 
-def choose_on_valid(translator, reference: SilverReference) -> AerChoice:
-    """The layer and threshold of the lowest mean AER over the valid split's sentences."""
-    valid, grids = reference.valid, []
-    for i, att in forced_attention(translator.model, translator.tokenizer, valid.src, valid.tgt,
+def choose_reading(translator, split: TokenizedSplit, sure: list[Links], possible: Optional[list[Links]] = None,
+                   what: str = "valid") -> AerChoice:
+    """The layer and threshold of the lowest mean AER over the sentences of `split` (never a test set)."""
+    grids = []
+    for i, att in forced_attention(translator.model, translator.tokenizer, split.src, split.tgt,
                                    translator.settings.batch_tokens):
-        pair = valid.pairs[i]
-        words = sentence_word_attention(translator.tokenizer, pair.fr, pair.en, valid.src[i], valid.tgt[i], att.cross)
+        pair = split.pairs[i]
+        words = sentence_word_attention(translator.tokenizer, pair.fr, pair.en, split.src[i], split.tgt[i], att.cross)
         if words is not None:
-            grids.append(aer_grid(words, set(reference.valid_links[i])))
+            grids.append(aer_grid(words, set(sure[i]), possible=set(possible[i]) if possible else None))
     try:
         choice = choose_layer_threshold(grids)
     except ValueError as error:
-        raise ConfigError(f"{SETTING}=true: {error} ({len(valid)} valid sentences); set {SETTING}=false") from None
-    log.info("AER: decoder layer %d, threshold %.2f chosen on %d valid sentences (valid AER %.3f)", choice.layer,
-             choice.threshold, choice.valid_sentences, choice.valid_aer)
+        raise ConfigError(f"{SETTING}=true: {error} ({len(split)} {what} sentences); set {SETTING}=false") from None
+    log.info("AER: decoder layer %d, threshold %.2f chosen on %d %s sentences (AER there %.3f)", choice.layer,
+             choice.threshold, choice.valid_sentences, what, choice.valid_aer)
     return choice
+
+
+def choose_on_valid(translator, reference: SilverReference) -> AerChoice:
+    """The layer and threshold of the lowest mean AER over the valid split's sentences."""
+    return choose_reading(translator, reference.valid, reference.valid_links)
+
+
+def gold_reading(translator, spec: TestSetSpec, split: TokenizedSplit) -> "SentenceAer":
+    """AER of a gold test set (`split`, made from spec's gold pairs in order and cut to the run's test_limit):
+    against its Sure and Possible links, at the layer and threshold of the lowest AER on the same alignment's trial
+    pairs."""
+    tokenizer, trial = translator.tokenizer, gold_pairs(spec, "trial")
+    pairs = [Pair(p.french, p.english) for p in trial]
+    trial_split = TokenizedSplit(pairs, tokenizer.encode([p.fr for p in pairs]), tokenizer.encode([p.en for p in pairs]))
+    choice = choose_reading(translator, trial_split, [p.sure for p in trial], [p.possible for p in trial],
+                            "gold trial")
+    test = gold_pairs(spec)[: len(split)]
+    return SentenceAer(choice, tokenizer, split, [p.sure for p in test], [p.possible for p in test], "gold trial")
 
 
 class SentenceAer:
     """(sentence index, cross (L, H, Tt, Ts)) -> that sentence's AER at the chosen layer and threshold; given to
     sentence_alignment so the one forced pass gives the diagonal numbers and AER."""
 
-    def __init__(self, choice: AerChoice, tokenizer, split: TokenizedSplit, links: list[Links]) -> None:
+    def __init__(self, choice: AerChoice, tokenizer, split: TokenizedSplit, links: list[Links],
+                 possible: Optional[list[Links]] = None, chosen_on: str = "valid") -> None:
         self.choice, self.tokenizer, self.split, self.links = choice, tokenizer, split, links
+        self.possible, self.chosen_on = possible, chosen_on
 
     def __call__(self, i: int, cross: Tensor) -> Optional[float]:
         pair = self.split.pairs[i]
         words = sentence_word_attention(self.tokenizer, pair.fr, pair.en, self.split.src[i], self.split.tgt[i], cross)
-        return None if words is None else sentence_aer(words, set(self.links[i]), self.choice)
+        possible = set(self.possible[i]) if self.possible is not None else None
+        return None if words is None else sentence_aer(words, set(self.links[i]), self.choice, possible)
 
     def summary(self) -> dict:
         """What by_length records once per test set."""
         return {"aer_layer": self.choice.layer, "aer_threshold": self.choice.threshold,
-                "aer_valid": self.choice.valid_aer, "aer_chosen_on": "valid"}
+                "aer_valid": self.choice.valid_aer, "aer_chosen_on": self.chosen_on}

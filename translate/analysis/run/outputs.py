@@ -46,7 +46,12 @@ def markdown_table(by_length: dict, note: str = "", test_set: str = "") -> str:
               "Diagonal share: cross-attention mass within ±1 source token of the monotone diagonal; normalised: "
               "(s − c)/(1 − c), c that of uniform attention. Kendall τ: target position against the most attended "
               "source position. Entropy: of cross-attention rows, mean over heads and layers."]
-    if with_aer:
+    if with_aer and by_length.get("aer_chosen_on") == "gold trial":
+        lines += ["", f"AER: alignment error rate of head-averaged cross-attention (Shift-Att reading) against the "
+                  f"human gold Sure and Possible links, mean over sentences (bootstrap CI over sentences); decoder "
+                  f"layer {by_length['aer_layer']} (from 0) and threshold {by_length['aer_threshold']:.2f}, chosen on "
+                  f"the gold alignment's trial pairs (AER there {by_length['aer_valid']:.3f})."]
+    elif with_aer:
         lines += ["", f"AER: alignment error rate of head-averaged cross-attention (Shift-Att reading) against silver "
                   f"eflomal word links, mean over sentences (bootstrap CI over sentences); decoder layer "
                   f"{by_length['aer_layer']} (from 0) and threshold {by_length['aer_threshold']:.2f}, chosen on the "

@@ -19,7 +19,7 @@ from translate.data.pipeline import TokenizedSplit
 from translate.data.test_sets import TestSetSpec
 from translate.decoding.translator import Translator
 from translate.scoring.splits import score_split
-from translate.analysis.run.alignment_error import SentenceAer, SilverReference, choose_on_valid
+from translate.analysis.run.alignment_error import SentenceAer, SilverReference, choose_on_valid, gold_reading
 from translate.analysis.run.figures import to_image
 from translate.analysis.run.length_curve import bleu_curve
 from translate.analysis.run.report_split import report_split
@@ -40,7 +40,8 @@ def score_test_sets(settings: ReportSettings, translator: Translator, specs: lis
         split = test_sets[spec.name]
         metrics, hyps = score_split(translator, split)
         file_name = "by_length.md" if k == 0 else f"by_length.{spec.name}.md"
-        aer = None if choice is None else SentenceAer(choice, translator.tokenizer, split, silver.test_links[spec.name])
+        aer = (None if choice is None else gold_reading(translator, spec, split) if spec.kind.gold_links else
+               SentenceAer(choice, translator.tokenizer, split, silver.test_links[spec.name]))
         metrics["by_length"] = report_split(settings, translator, split, hyps, out_dir, writer, step, note,
                                             spec.name, file_name, aer)
         metrics["source"] = spec.source
