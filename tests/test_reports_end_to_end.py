@@ -97,6 +97,21 @@ def test_every_test_set_gets_aer_against_silver_links_per_bucket(trained):
 
 
 @pytest.mark.slow
+def test_every_bucket_reports_token_accuracy_word_choice_and_word_order(trained):
+    _, run_dir = trained
+    saved = json.loads((run_dir / "metrics.json").read_text())
+    by_length = saved["test_sets"]["test"]["by_length"]
+    for bucket in by_length["buckets"]:
+        if bucket["sentences"]:
+            assert 0.0 <= bucket["token_accuracy_low"] <= bucket["token_accuracy"] <= bucket["token_accuracy_high"] <= 1
+            assert 0.0 <= bucket["unigram_f"] <= 1.0
+    per_sentence = by_length["per_sentence"]
+    assert len(per_sentence["token_accuracy"]) == len(per_sentence["unigram_f"]) == len(per_sentence["order_tau"]) == 100
+    assert all(t is None or -1.0 <= t <= 1.0 for t in per_sentence["order_tau"])
+    assert "| token accuracy | unigram F | order τ |" in (run_dir / "by_length.md").read_text()
+
+
+@pytest.mark.slow
 def test_standalone_evaluation_reports_into_its_own_folder(trained, tmp_path):
     _, run_dir = trained
     cfg = make_config(f"checkpoint={run_dir / 'best.pt'}", f"output_dir={tmp_path}", "report.quantiles=2",

@@ -88,6 +88,7 @@ class SentenceAlignment:
     monotonicity: float
     entropy: float
     aer: Optional[float] = None          # against silver links, when asked for (alignment_error.SentenceAer)
+    token_accuracy: Optional[float] = None   # teacher-forced, read in the same pass (SentenceAttention)
 
 
 def align_one(cross: Tensor, band: int = 1) -> SentenceAlignment:
@@ -109,6 +110,7 @@ def sentence_alignment(model, tokenizer, src_ids: list[list[int]], ref_ids: list
     out: list[Optional[SentenceAlignment]] = [None] * len(src_ids)
     for i, att in forced_attention(model, tokenizer, src_ids, ref_ids, batch_tokens):
         out[i] = align_one(att.cross)
+        out[i].token_accuracy = att.token_accuracy
         if aer_of is not None:
             out[i].aer = aer_of(i, att.cross)
     return out
@@ -129,8 +131,9 @@ def mean_interval(values: Sequence[Optional[float]], samples: int = 1000, seed: 
 
 def alignment_by_bucket(aligned: list[SentenceAlignment], bucket_of: Sequence[int], n_buckets: int,
                         samples: int, seed: int, with_aer: bool = False) -> list[dict]:
-    """Per bucket: raw share, normalised share with its 95% interval, per-layer normalised shares, monotonicity
-    and entropy; with_aer: the mean AER with its 95% interval too."""
+    """Per bucket: raw share, normalised share with its 95% interval, per-layer normalised shares, monotonicity,
+    entropy and the teacher-forced token accuracy with its 95% interval; with_aer: the mean AER with its 95%
+    interval too."""
     out = []
     for b in range(n_buckets):
         members = [a for a, k in zip(aligned, bucket_of) if k == b]
@@ -143,6 +146,8 @@ def alignment_by_bucket(aligned: list[SentenceAlignment], bucket_of: Sequence[in
                                                            for k in range(layers)],
                     "monotonicity": mean_by_bucket([a.monotonicity for a in members], [0] * len(members), 1)[0],
                     "attention_entropy": mean_by_bucket([a.entropy for a in members], [0] * len(members), 1)[0]})
+        accuracy, accuracy_low, accuracy_high = mean_interval([a.token_accuracy for a in members], samples, seed)
+        out[-1].update(token_accuracy=accuracy, token_accuracy_low=accuracy_low, token_accuracy_high=accuracy_high)
         if with_aer:
             aer, aer_low, aer_high = mean_interval([a.aer for a in members], samples, seed)
             out[-1].update(aer=aer, aer_low=aer_low, aer_high=aer_high)
@@ -156,7 +161,8 @@ def per_sentence(aligned: list[SentenceAlignment], with_aer: bool = False) -> di
     values = {"diagonal_share": [r(a.share) for a in aligned],
               "diagonal_share_normalised": [r(a.normalised) for a in aligned],
               "monotonicity": [r(a.monotonicity) for a in aligned],
-              "attention_entropy": [r(a.entropy) for a in aligned]}
+              "attention_entropy": [r(a.entropy) for a in aligned],
+              "token_accuracy": [r(a.token_accuracy) for a in aligned]}
     if with_aer:
         values["aer"] = [r(a.aer) for a in aligned]
     return values

@@ -6,7 +6,7 @@ the model used while producing it, for all sentences of a batch in one forward p
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterator
+from typing import Iterator, Optional
 
 import torch
 from torch import Tensor
@@ -24,6 +24,8 @@ class SentenceAttention:
     encoder: Tensor   # (L, H, Ts, Ts)
     decoder: Tensor   # (L, H, Tt, Tt)
     cross: Tensor     # (L, H, Tt, Ts); row i is the query that produces output token i (hypothesis + eos)
+    # teacher-forced token accuracy: the share of output tokens (hypothesis + eos) the model ranks first
+    token_accuracy: Optional[float] = None
 
 
 @torch.no_grad()
@@ -44,9 +46,10 @@ def forced_attention(model: Transformer, tokenizer: Tokenizer, src_ids: list[lis
             enc = torch.stack(encoded.weights, 1).float().cpu()         # (B, L, H, Ts, Ts)
             dec = torch.stack(decoded.self_weights, 1).float().cpu()    # (B, L, H, Tt, Tt)
             cross = torch.stack(decoded.cross_weights, 1).float().cpu()  # (B, L, H, Tt, Ts)
+            hits = model.project(decoded.hidden).argmax(-1).eq(batch.tgt_out.to(device)).cpu()   # (B, Tt)
             for row, i in enumerate(indices):
                 ts, tt = len(src_ids[i]) + 1, len(hyp_ids[i]) + 1
                 yield i, SentenceAttention(enc[row, :, :, :ts, :ts], dec[row, :, :, :tt, :tt],
-                                           cross[row, :, :, :tt, :ts])
+                                           cross[row, :, :, :tt, :ts], float(hits[row, :tt].float().mean()))
     finally:
         model.train(was_training)

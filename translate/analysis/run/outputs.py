@@ -10,11 +10,13 @@ from translate.analysis.run.figures import new_figure, to_image
 from translate.io import atomic_write_text
 
 SCALARS = ("bleu", "chrf", "length_ratio", "diagonal_share", "diagonal_share_normalised", "monotonicity",
-           "attention_entropy", "aer")
+           "attention_entropy", "aer", "token_accuracy", "unigram_f", "order_tau")
 COLUMNS = (("bucket", "bucket"), ("sentences", "sentences"), ("bleu", "BLEU"), ("bleu_ci", "BLEU 95% CI"),
            ("chrf", "chrF"), ("chrf_ci", "chrF 95% CI"), ("length_ratio", "hyp/ref words"),
            ("diagonal_share", "diagonal share"), ("diagonal_share_normalised", "normalised share"),
            ("monotonicity", "Kendall τ"), ("attention_entropy", "entropy (nats)"))
+# word choice and word order (translate.scoring.word_order) and the note's own measure, where the run recorded them
+WORD_COLUMNS = (("token_accuracy", "token accuracy"), ("unigram_f", "unigram F"), ("order_tau", "order τ"))
 AER_COLUMNS = (("aer", "AER"), ("aer_interval", "AER 95% CI"))
 
 
@@ -37,7 +39,8 @@ def markdown_table(by_length: dict, note: str = "", test_set: str = "") -> str:
     if note:
         lines += [note, ""]
     with_aer = "aer_layer" in by_length
-    columns = COLUMNS + (AER_COLUMNS if with_aer else ())
+    with_words = any("unigram_f" in row for row in by_length["buckets"])   # runs before these measures lack them
+    columns = COLUMNS + (AER_COLUMNS if with_aer else ()) + (WORD_COLUMNS if with_words else ())
     lines.append("| " + " | ".join(title for _, title in columns) + " |")
     lines.append("|" + "|".join("---" if key == "bucket" else "--:" for key, _ in columns) + "|")
     lines += ["| " + " | ".join(_cell(_with_interval(row).get(key)) for key, _ in columns) + " |"
@@ -46,6 +49,12 @@ def markdown_table(by_length: dict, note: str = "", test_set: str = "") -> str:
               "Diagonal share: cross-attention mass within ±1 source token of the monotone diagonal; normalised: "
               "(s − c)/(1 − c), c that of uniform attention. Kendall τ: target position against the most attended "
               "source position. Entropy: of cross-attention rows, mean over heads and layers."]
+    if with_words:
+        lines += ["", "Token accuracy: the share of reference tokens the model ranks first when teacher-forced on the "
+                  "reference. Unigram F: of the hypothesis's words against the reference's (clipped counts, 13a "
+                  "tokens, lower-cased, no punctuation): word choice. Order τ: Kendall τ of the shared words' "
+                  "positions in hypothesis and reference (RIBES's word rank alignment): word order. Means over "
+                  "sentences."]
     if with_aer and by_length.get("aer_chosen_on") == "gold trial":
         lines += ["", f"AER: alignment error rate of head-averaged cross-attention (Shift-Att reading) against the "
                   f"human gold Sure and Possible links, mean over sentences (bootstrap CI over sentences); decoder "

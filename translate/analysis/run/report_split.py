@@ -10,7 +10,7 @@ from torch.utils.tensorboard import SummaryWriter
 from translate.data.config import DataConfig
 from translate.data.pipeline import TokenizedSplit
 from translate.decoding.translator import Translator
-from translate.analysis.run.alignment import alignment_by_bucket, per_sentence, sentence_alignment
+from translate.analysis.run.alignment import alignment_by_bucket, mean_interval, per_sentence, sentence_alignment
 from translate.analysis.run.alignment_error import SentenceAer
 from translate.analysis.run.attention_maps import Probe, choose_probes, log_attention_maps
 from translate.analysis.run.bleu_by_length import scores_by_bucket
@@ -18,6 +18,7 @@ from translate.analysis.buckets import LENGTH_OF, Bucket, assign, make_buckets
 from translate.analysis.run.encoding_pictures import log_encoding_pictures
 from translate.analysis.run.outputs import write_by_length
 from translate.analysis.run.settings import ReportSettings
+from translate.scoring.word_order import word_choice_and_order
 
 
 def split_buckets(settings: ReportSettings, split: TokenizedSplit, n: Optional[int] = None
@@ -43,10 +44,29 @@ def by_length(settings: ReportSettings, translator: Translator, split: Tokenized
                                  translator.settings.batch_tokens, aer_of=aer)
     alignment = alignment_by_bucket(aligned, bucket_of, len(buckets), settings.bootstrap_samples,
                                     settings.bootstrap_seed, with_aer=aer is not None)
+    # word choice apart from word order, on the hypotheses (translate.scoring.word_order)
+    chosen = [word_choice_and_order(h, r) for h, r in zip(hyps, refs)]
+    words = [words_by_bucket(chosen, bucket_of, k, settings) for k in range(len(buckets))]
     return {"bucketed_by": settings.bucket_by, "alignment_forced_on": "reference",
             **(aer.summary() if aer is not None else {}), "buckets": [
-        {"bucket": b.name, "low": b.low, "high": b.high, **scores[k], **alignment[k]} for k, b in enumerate(buckets)],
-        "per_sentence": per_sentence(aligned, with_aer=aer is not None)}
+        {"bucket": b.name, "low": b.low, "high": b.high, **scores[k], **alignment[k], **words[k]}
+        for k, b in enumerate(buckets)],
+        "per_sentence": per_sentence(aligned, with_aer=aer is not None)
+        | {"unigram_f": [rounded(c.f) for c in chosen], "order_tau": [rounded(c.order_tau) for c in chosen]}}
+
+
+def rounded(x: Optional[float]) -> Optional[float]:
+    return None if x is None else round(x, 4)
+
+
+def words_by_bucket(chosen: list, bucket_of: list[int], k: int, settings: ReportSettings) -> dict:
+    """A bucket's mean unigram F and order τ over its sentences, each with its 95% bootstrap interval."""
+    out = {}
+    for name, values in (("unigram_f", [c.f for c, b in zip(chosen, bucket_of) if b == k]),
+                         ("order_tau", [c.order_tau for c, b in zip(chosen, bucket_of) if b == k])):
+        mean, low, high = mean_interval(values, settings.bootstrap_samples, settings.bootstrap_seed)
+        out.update({name: mean, f"{name}_low": low, f"{name}_high": high})
+    return out
 
 
 def training_lengths(data: DataConfig) -> Optional[tuple[int, Optional[int]]]:
