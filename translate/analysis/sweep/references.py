@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 from functools import cached_property
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Optional
+from typing import Any, Optional
 
 from translate.analysis.buckets import PAIR_LENGTH, Bucket, members
 from translate.analysis.run.metrics import LengthReport
@@ -17,8 +17,7 @@ from translate.data.pipeline import read_corpus
 from translate.data.test_sets import TestSetSpec, test_set_pairs
 from translate.analysis.sweep.significance import Groups
 
-if TYPE_CHECKING:
-    from translate.analysis.sweep.jobs import JobSettings
+from translate.analysis.sweep.jobs import JobSettings
 
 
 @dataclass
@@ -49,7 +48,7 @@ class TestSet:
         return members(lengths, [Bucket(b.low, b.high) for b in by_length.buckets])
 
 
-def test_set_spec(settings: "JobSettings", name: str) -> TestSetSpec:
+def test_set_spec(settings: JobSettings, name: str) -> TestSetSpec:
     """The eval.test_sets entry called `name` of a job; a job from before eval.test_sets tested the corpus split of
     that name."""
     return next((spec for spec in settings.test_sets if spec.name == name), None) or TestSetSpec(name, split=name)
@@ -68,7 +67,7 @@ class TestSets:
         self._loaded: dict[str, TestSet] = {}
         self._corpora: dict[str, Any] = {}
 
-    def for_job(self, settings: "JobSettings", name: str = "test") -> TestSet:
+    def for_job(self, settings: JobSettings, name: str = "test") -> TestSet:
         if settings.data is None:
             raise ValueError("the job's config.yaml has no data section")
         data = corpus_settings(settings.data)

@@ -4,12 +4,11 @@ a comparison is only an interim look (fewer paired seeds than its sweep planned)
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Optional
+from typing import Optional
 
 from translate.analysis.run.settings import ReportSettings
 
-if TYPE_CHECKING:
-    from translate.analysis.sweep.rows import Delta, RowSetting
+from translate.analysis.sweep.rows import Delta, RowSetting
 
 MIN_BUCKET: int = ReportSettings.min_bucket          # report.min_bucket: smaller buckets are shown but decide nothing
 MARGIN: float = ReportSettings.equivalence_margin    # report.equivalence_margin: ±BLEU of "about the same"
@@ -20,7 +19,7 @@ def decides(sentences: Optional[int], min_bucket: int = MIN_BUCKET) -> bool:
     return bool(sentences) and sentences >= min_bucket
 
 
-def verdict_word(delta: "Delta", decides_: bool, margin: float = MARGIN) -> str:
+def verdict_word(delta: Delta, decides_: bool, margin: float = MARGIN) -> str:
     """The word a report gives a Δ against the baseline: "better"/"worse" when its Holm-adjusted p < 0.05 (the star),
     "about the same" when both one-sided tests pass at ±margin (Difference.equivalent), "inconclusive" when neither;
     "too few" for a bucket that decides nothing; "one seed" (EXPLORATORY) for a Δ of one seed (one_seed)."""
@@ -36,19 +35,19 @@ def verdict_word(delta: "Delta", decides_: bool, margin: float = MARGIN) -> str:
 EXPLORATORY = "one seed"
 
 
-def one_seed(delta: "Delta") -> bool:
+def one_seed(delta: Delta) -> bool:
     """A Δ of one seed: its interval counts the test sentences' noise and nothing of the spread between seeds, so
     it is exploratory: shown with its interval and p, in no Holm family, with no star and no verdict word."""
     return delta.seeds is not None and len(delta.seeds) == 1
 
 
-def exploratory(r: "RowSetting") -> bool:
+def exploratory(r: RowSetting) -> bool:
     """Whether a row's comparison pairs one seed (one_seed of its Δ BLEU)."""
     compared = getattr(r, "compared", None)
     return compared is not None and compared.bleu is not None and one_seed(compared.bleu)
 
 
-def pending(r: "RowSetting") -> Optional[str]:
+def pending(r: RowSetting) -> Optional[str]:
     """"pending: 9 of 11 planned seeds" where a comparison pairs fewer seeds than its sweep planned (plan.py): an
     interim look, shown with its figures but with no verdict word and no star; None once the planned seeds are in
     (or where no plan is recorded)."""

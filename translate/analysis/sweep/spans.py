@@ -13,7 +13,7 @@ over sentences; with several seeds a t-interval over seeds widened by the test-s
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Optional
+from typing import Optional, Protocol
 
 import numpy as np
 
@@ -22,9 +22,22 @@ from translate.analysis.sweep.rows import (AlignmentRow, Convergence, Quantity, 
 from translate.analysis.sweep.significance import (Difference, Groups, SentenceStats, compare, difference_from_samples,
                                                    group_counts, seeds_needed)
 
-if TYPE_CHECKING:  # the aggregator hands itself in; spans never build one
-    from translate.analysis.sweep.aggregate import Aggregator
-    from translate.analysis.sweep.jobs import Job, JobSettings, Setting
+from translate.analysis.sweep.jobs import Job, JobSettings, Setting
+from translate.analysis.sweep.references import TestSet
+from translate.analysis.sweep.rules import Rules
+
+
+class PairedScores(Protocol):
+    """What spans read of a sweep (the aggregator hands itself in; spans never build one): the jobs paired with
+    their baselines, each job's test set and sentence statistics, and the rules. Nothing else of the aggregator."""
+
+    rules: Rules
+
+    def paired(self, setting: Setting, name: str) -> list[tuple[Job, Job]]: ...
+
+    def test_set(self, job: Job, name: str) -> Optional[TestSet]: ...
+
+    def stats(self, job: Job, name: str, test: TestSet) -> SentenceStats: ...
 
 SHORT_MAX = 10          # short: at most 10 French words
 LONG_MIN = 11           # long: from 11 words (the source notes' "long" training set starts there)
@@ -45,7 +58,7 @@ class Span:
         return f"{self.low}-{self.high}" if self.high is not None else f"{self.low}+"
 
 
-def claim_spans(settings: "JobSettings") -> list[Span]:
+def claim_spans(settings: JobSettings) -> list[Span]:
     """The trained lengths and those beyond them, for a setting trained on a length range."""
     lengths = settings.trained
     if lengths is None:
@@ -88,7 +101,7 @@ def span_delta(d: Difference, margin: float, base_score: Optional[float]) -> Spa
                    relative_delta=None if not base_score else round(d.delta / base_score, 4))
 
 
-def span_rows(aggregator: "Aggregator", setting: "Setting", name: str, about: RowSetting) -> list[SpanRow]:
+def span_rows(aggregator: PairedScores, setting: Setting, name: str, about: RowSetting) -> list[SpanRow]:
     """One row per claim span of `setting` on test set `name` (none for a setting trained on every length)."""
     jobs = [job for job in setting.jobs if name in job.test_sets()]
     spans = claim_spans(setting.settings)
@@ -127,7 +140,7 @@ def span_rows(aggregator: "Aggregator", setting: "Setting", name: str, about: Ro
     return rows
 
 
-def per_sentence(job: "Job", name: str, metric: str) -> Optional[np.ndarray]:
+def per_sentence(job: Job, name: str, metric: str) -> Optional[np.ndarray]:
     """(n,) a job's per-sentence alignment values on a test set (NaN where undefined), None when not recorded."""
     scores = job.test_sets().get(name)
     values = scores.by_length.per_sentence.get(metric) if scores and scores.by_length else None
@@ -150,7 +163,7 @@ def resampled_means(values: np.ndarray, groups: Groups, counts: np.ndarray) -> n
         return (counts @ sums) / (counts @ sizes)
 
 
-def alignment_rows(aggregator: "Aggregator", setting: "Setting", name: str, about: RowSetting) -> list[AlignmentRow]:
+def alignment_rows(aggregator: PairedScores, setting: Setting, name: str, about: RowSetting) -> list[AlignmentRow]:
     """Per alignment metric: the setting's per-sentence value minus its baseline's, on short and long sentences,
     their interaction, and each model's own long − short level (see the module docstring)."""
     pairs = aggregator.paired(setting, name)
