@@ -41,3 +41,24 @@ def test_a_one_seed_comparison_is_never_starred_nor_worded_however_small_its_p()
     assert not comparison_cell(one.compared.bleu, True).endswith("*")
     assert comparison_cell(three.compared.bleu, True).endswith("*")
     assert verdict_word(one.compared.bleu, True) == "one seed" and verdict_word(three.compared.bleu, True) == "worse"
+
+
+def test_jobs_that_disagree_on_the_sweep_rules_are_refused_unless_the_rule_is_given():
+    from types import SimpleNamespace
+
+    import pytest
+
+    from translate.analysis.run.settings import ReportSettings
+    from translate.analysis.sweep.aggregate import rules_from
+    from translate.analysis.sweep.errors import SweepError
+
+    def job(name, min_bucket):
+        report = ReportSettings(min_bucket=min_bucket)
+        return SimpleNamespace(name=name, finished=True, settings=SimpleNamespace(report=report))
+
+    alike = rules_from([job("a", 50), job("b", 50)], None, None, None)
+    assert alike.min_bucket == 50
+    with pytest.raises(SweepError, match=r"report.min_bucket differs between the sweep's jobs \(30 in b, 50 in a\)"
+                                         r".*give --min-bucket"):
+        rules_from([job("a", 50), job("b", 30)], None, None, None)
+    assert rules_from([job("a", 50), job("b", 30)], None, 40, None).min_bucket == 40

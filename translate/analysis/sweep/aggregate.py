@@ -335,8 +335,20 @@ def adjust_for_many_tests(rows: list[ReportRow]) -> None:
 
 
 def rules_from(jobs: list[Job], samples: Optional[int], min_bucket: Optional[int], margin: Optional[float]) -> Rules:
-    """Given values, else the first finished job's report config (report.min_bucket, report.equivalence_margin)."""
-    report = next((j.settings.report for j in jobs if j.finished), None) or ReportSettings()
+    """Given values, else the finished jobs' report config (report.min_bucket, report.equivalence_margin), which
+    must agree: a sweep is read by one rule, so jobs that disagree are refused, naming the key, the values and
+    the jobs, unless the value is given."""
+    finished = [j for j in jobs if j.finished]
+    report = finished[0].settings.report if finished else ReportSettings()
+    for key, given in (("min_bucket", min_bucket), ("equivalence_margin", margin)):
+        values = {getattr(j.settings.report, key) for j in finished}
+        if given is None and len(values) > 1:
+            named = {value: next(j.name for j in finished if getattr(j.settings.report, key) == value)
+                     for value in values}
+            found = ", ".join(f"{value!r} in {name}" for value, name in sorted(named.items()))
+            option = "--min-bucket" if key == "min_bucket" else "--margin"
+            raise SweepError(f"report.{key} differs between the sweep's jobs ({found}): a sweep is read by one rule; "
+                             f"evaluate those jobs alike or give {option}")
     rules = Rules(min_bucket=report.min_bucket, margin=report.equivalence_margin)
     if samples is not None:
         if samples != 0 and samples < MIN_SAMPLES:

@@ -10,7 +10,9 @@ import re
 from pathlib import Path
 from typing import Optional
 
-from translate.analysis.sweep.claims import MIN_BUCKET, Verdict, delta_interval, what_the_data_show
+from omegaconf import OmegaConf
+
+from translate.analysis.sweep.claims import Verdict, delta_interval, what_the_data_show
 from translate.analysis.sweep.tables import markdown_table
 from translate.io import atomic_write_text
 
@@ -59,9 +61,10 @@ def claims_lines(verdicts: list[Verdict], source: str, forest: Optional[str] = N
     return lines
 
 
-def default_run_lines(metrics: dict, folder: str) -> list[str]:
+def default_run_lines(metrics: dict, folder: str, min_bucket: int) -> list[str]:
     """`make train`'s run, from its committed metrics.json: budget, speed, every test set's scores, and the primary
-    test set by length (BLEU, normalised diagonal share, AER where recorded)."""
+    test set by length (BLEU, normalised diagonal share, AER where recorded); `min_bucket`: the run's own
+    report.min_bucket (its config.yaml)."""
     whole = metrics.get("test_sets") or {metrics.get("test_set", "test"): metrics}
     whole_run = (f", {metrics['run_minutes']:.1f} minutes in all: set-up, training, validation and test scoring"
                  if "run_minutes" in metrics else "")
@@ -78,9 +81,9 @@ def default_run_lines(metrics: dict, folder: str) -> list[str]:
     def number(value, digits: int) -> str:
         return "–" if value is None else f"{value:.{digits}f}"
     lines += ["", f"`{primary}` by French length (95% bootstrap intervals over sentences; `too few`: under "
-                  f"{MIN_BUCKET} sentences, which decide nothing):", ""]
+                  f"{min_bucket} sentences, which decide nothing):", ""]
     lines += markdown_table(["words", "sentences", "BLEU", "normalised diagonal share", "AER"],
-                            [[b["bucket"], f"{b['sentences']:,}" + (" (too few)" if b["sentences"] < MIN_BUCKET else ""),
+                            [[b["bucket"], f"{b['sentences']:,}" + (" (too few)" if b["sentences"] < min_bucket else ""),
                               f"{b['bleu']:.2f} [{b['bleu_ci'][0]:.2f}, {b['bleu_ci'][1]:.2f}]" if b.get("bleu_ci")
                               else number(b.get("bleu"), 2),
                               number(b.get("diagonal_share_normalised"), 2), number(b.get("aer"), 2)]
@@ -131,4 +134,6 @@ def default_run_block(quiet_folder: str, loaded_folder: str, root: Path = Path("
     """The README's default-run block from the committed quiet run and, when committed, the same command on busy
     cores."""
     quiet, loaded = default_runs(quiet_folder, loaded_folder, root)
-    return default_run_lines(quiet, quiet_folder) + (loaded_run_lines(quiet, loaded, loaded_folder) if loaded else [])
+    min_bucket = OmegaConf.load(root / quiet_folder / "config.yaml").report.min_bucket
+    return (default_run_lines(quiet, quiet_folder, min_bucket)
+            + (loaded_run_lines(quiet, loaded, loaded_folder) if loaded else []))
