@@ -31,6 +31,7 @@ from translate.data.pipeline import cache_dir, prepare_data
 from translate.analysis.run.alignment_error import silver_reference
 from translate.analysis.run.callback import LengthReport
 from translate.analysis.run.report_split import training_lengths, training_lengths_note
+from translate.analysis.run.position_probe import position_probe, probe_table
 from translate.analysis.run.test_set_reports import score_test_sets
 from translate.training.checkpoint import (RESUME_RECORDS, CheckpointError, load_checkpoint, newest_valid_checkpoint,
                                            weights_digest)
@@ -90,6 +91,12 @@ def run(cfg: DictConfig, run_dir: Path) -> dict:
     metrics = score_test_sets(  # files, TensorBoard scalars and figures: on the main rank only
         settings.report, trainer.translator, specs, data.test_sets, run_dir if runtime.is_main else None,
         trainer.writer, tested_step, training_lengths(settings.data), training_lengths_note(settings.data), silver)
+    if settings.report.position_probe:   # what the model knows of position, while the model is here
+        metrics["position_probe"] = position_probe(
+            trainer.model, trainer.translator.tokenizer, data.splits["valid"], settings.report.position_probe,
+            trainer.translator.settings.batch_tokens, settings.report.bootstrap_samples, settings.report.bootstrap_seed)
+        if runtime.is_main:
+            atomic_write_text(run_dir / "position_probe.md", probe_table(metrics["position_probe"]))
     metrics.update(corpus=settings.data.name, encoding=settings.encoding.name, ablation=settings.ablation.name,
                    model=settings.model.name, **trainer.summary(),
                    checkpoint=str(tested), tested_step=tested_step,

@@ -38,7 +38,10 @@ class ReportSettings(Checked):
     alignment_error_rate: bool = setting(Rule(lambda v: isinstance(v, bool), "true or false"), default=True)
     # positions shown in the encoding pictures
     encoding_positions: int = setting(at_least(1), default=128)
+    # at the end of training: a linear probe of token position on each layer's states, over the first N valid
+    # sentences (translate/analysis/run/position_probe.py); 0: none
+    position_probe: int = setting(Rule(lambda v: v == 0 or v >= 10, "0 (none) or at least 10 sentences"), default=0)
     # sweep report (analysis.sweep.aggregate.Rules): smaller buckets are shown but decide no verdict
     min_bucket: int = setting(at_least(1), default=50)
-    # sweep report: 'about the same' = the 95% interval of Δ BLEU inside ±this
+    # sweep report: 'about the same' = the 90% interval of Δ BLEU inside ±this (two one-sided tests at α = 0.05)
     equivalence_margin: float = setting(above(0, "a number > 0 (BLEU points)"), default=1.0)
