@@ -164,7 +164,9 @@ def test_a_piece_takes_every_nth_job_of_a_sweep_and_refuses_other_values():
 
 
 @pytest.mark.parametrize("name, per_seed, seed_count", [("claims_cpu", 4, 3), ("extrapolation_published_cpu", 5, 3),
-                                                   ("claim_a_cpu", 2, 11)])
+                                                   ("claim_a_cpu", 2, 11), ("claim_a_long_cpu", 2, 8),
+                                                   ("claim_b_within_cpu", 2, 8), ("claim_a_long_cpu_pilot", 2, 1),
+                                                   ("claim_b_within_cpu_pilot", 2, 1)])
 def test_comparison_sweeps_run_seed_by_seed_so_an_interrupted_sweep_leaves_pairs(name, per_seed, seed_count):
     """Jobs run in the sweeper's order: all settings of seed 1 (a PE and its baseline side by side), then seed 2, so
     the jobs a session finishes pair up into Δs instead of piling up seeds of one setting."""
@@ -174,6 +176,16 @@ def test_comparison_sweeps_run_seed_by_seed_so_an_interrupted_sweep_leaves_pairs
     first = [next(o for o in job if o.startswith("+sweep/pe=")) for job in jobs[:2]]
     if name == "claims_cpu":
         assert first == ["+sweep/pe=sinusoidal", "+sweep/pe=none"]   # the first two jobs are one Δ
+    folders = [job_folder(compose_job(f"+sweep=[{name}]", *job)) for job in jobs]
+    assert len(set(folders)) == len(folders), folders   # a folder per job: none overwrites another
+
+
+def test_claim_b_within_one_model_trains_on_every_length():
+    """Its sweeper's params replace claims_cpu's two length groups (params merge, so the key must be set)."""
+    for job in sweep_jobs("+sweep=[claim_b_within_cpu_pilot]"):
+        cfg = compose_job("+sweep=[claim_b_within_cpu_pilot]", *job)
+        assert cfg.data.train_min_words is None and cfg.data.train_max_words is None
+        assert "hansards_gold" in [t.name for t in cfg.eval.test_sets] and cfg.report.position_probe == 600
 
 
 def test_the_gpu_claims_sweep_is_the_cpu_one_on_a_gpu_in_fp32_in_its_own_folder():
