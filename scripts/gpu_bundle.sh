@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Packs what a bare GPU machine lacks into one folder that travels with the working tree: the wheels of the
-# Python packages its image does not have (hydra, omegaconf, antlr4, datasets and its helpers, the joblib launcher)
+# Python packages its image does not have (hydra, omegaconf, antlr4, datasets and its helpers, the joblib launcher,
+# nltk and scikit-learn for the length report's word order and position probe, with their helpers)
 # and a copy of the corpora. Run here, once per checkout; then, on the GPU machine, start every command with
 #   source scripts/gpu_env.sh
 # which installs the wheels into /tmp/site and points TRANSLATE_DATA_DIR at the copy.
@@ -13,7 +14,8 @@ PIP=${PIP:-.venv/bin/pip}
 PY_VERSION=${GPU_PYTHON_VERSION:-3.12}   # the GPU image's Python
 # Pinned to what .venv resolved here, so both machines run the same configuration code.
 PACKAGES=(hydra-core==1.3.8 omegaconf==2.3.1 hydra-joblib-launcher==1.2.0 datasets==5.2.0 dill==0.4.1
-          multiprocess==0.70.19)
+          multiprocess==0.70.19 nltk==3.10.4 regex==2026.11.19 click==8.5.1 joblib==1.6.0
+          scikit-learn==1.9.1 threadpoolctl==3.8.0)
 # What the GPU image already holds (device KINDS.md, read 2026-11-17; seen on an H200 2026-11-26: torch 2.11.0+cu130).
 IMAGE_HAS=(torch sentencepiece sacrebleu tensorboard matplotlib tqdm scipy pytest pytest-xdist hypothesis)
 # Left behind, with what that costs there: eflomal is a source package (no wheel to carry; without it a run needs
