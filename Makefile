@@ -19,7 +19,7 @@ TEST_WORKERS ?= 2
 PYTEST      := $(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
 STAMP       := $(VENV)/.installed
 
-.PHONY: setup train test test-fast test-durations sweep repro repro-600 pilots-then-sweep collect-repro extrapolation-published encodings-page browser train-ddp bench bench-decode bench-quality bench-gpu clean
+.PHONY: setup train test test-fast test-durations sweep repro repro-halves repro-600 pilots-then-sweep collect-repro extrapolation-published encodings-page browser train-ddp bench bench-decode bench-quality bench-gpu clean
 
 setup: $(STAMP)
 
@@ -72,6 +72,22 @@ repro: setup
 	$(MAKE) collect-repro
 	$(PY) scripts/write_results.py $(REPRO_RUNS) --out docs/results.md --readme README.md \
 	  --pilots docs/results/runs/claims_cpu_pilot docs/results/runs/claim_a_cpu_pilot --plan docs/preregistration.md
+
+# The claims' new halves (docs/preregistration.md), resumable (run it again to continue): (b) within one model
+# (conf/sweep/claim_b_within_cpu.yaml) and (a) on long sentences (conf/sweep/claim_a_long_cpu.yaml), each its pilots
+# first, then its eight seeds to the pilots' budget, two one-thread jobs at a time; then (a)'s test-time controls on
+# the sinusoidal jobs whose checkpoints are still here, and every finished job's small files into docs/results/runs/.
+HALVES_RUNS := docs/results/runs/claims_halves_cpu
+repro-halves: setup
+	$(MAKE) pilots-then-sweep PILOTS=claim_b_within_cpu_pilot COMPARISON=claim_b_within_cpu REPRO_RUNS=$(HALVES_RUNS)
+	$(MAKE) pilots-then-sweep PILOTS=claim_a_long_cpu_pilot COMPARISON=claim_a_long_cpu REPRO_RUNS=$(HALVES_RUNS)
+	$(PY) scripts/ablate_at_test.py sweeps/claim_a_long_cpu --ablation zero_dims
+	$(PY) scripts/ablate_at_test.py sweeps/claim_a_long_cpu --ablation zero_dims ablation.name=zero_dims_mean \
+	  ablation.fill=mean
+	for sweep in claim_b_within_cpu_pilot claim_a_long_cpu_pilot; do test ! -d sweeps/$$sweep || \
+	  $(PY) scripts/collect_runs.py sweeps/$$sweep docs/results/runs/$$sweep || exit 1; done
+	for sweep in claim_b_within_cpu claim_a_long_cpu; do test ! -d sweeps/$$sweep || \
+	  $(PY) scripts/collect_runs.py sweeps/$$sweep $(HALVES_RUNS)/$$sweep || exit 1; done
 
 # One comparison: its pilots (conf/sweep/$(PILOTS).yaml), then its jobs to their budget (conf/sweep/$(COMPARISON).yaml).
 # The jobs already committed (docs/results/runs/) are restored into the sweep folders first, so that a fresh checkout
