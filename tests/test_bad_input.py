@@ -198,7 +198,9 @@ def test_bad_options(checkpoint, capsys, args, message):
     ("missing.pt", None, "does not exist"),
     ("", None, "is a folder; expected a best.pt or last.pt file"),
     ("empty.pt", b"", "is unreadable (truncated or corrupt"),
-    ("text.pt", b"hello", "is unreadable (truncated or corrupt"),
+    ("text.pt", b"hello", "is a text file, not a checkpoint: expected a best.pt or last.pt"),
+    ("binary.pt", b"\x00\x01\x02\x03junk", "is a file of another kind (not the zip archive torch.save writes), not a "
+                                            "checkpoint"),
 ])
 def test_bad_checkpoints(tmp_path, monkeypatch, capsys, name, content, message):
     if content is not None:

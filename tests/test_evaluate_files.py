@@ -100,3 +100,12 @@ def test_the_command_scores_two_plain_text_files_in_a_folder_without_any_corpus(
     assert f"written: {out / 'metrics.json'}" in result.stdout
     assert json.loads((out / "metrics.json").read_text())["test_sets"]["mine"]["sentences"] == 12
     assert "mine BLEU " in result.stdout and "(12 sentences)" in result.stdout
+
+
+def test_the_command_without_a_checkpoint_says_so_in_one_line(tmp_path):
+    result = subprocess.run([sys.executable, "-m", "translate.evaluate"], cwd=tmp_path, capture_output=True,
+                            text=True, timeout=120)
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert result.stderr.strip() == ("error: checkpoint is not given: expected checkpoint=PATH, the best.pt or "
+                                     "last.pt of a run, e.g. python -m translate.evaluate "
+                                     "checkpoint=runs/DATE/TIME/best.pt")

@@ -87,7 +87,7 @@ def test_newest_valid_prefers_most_steps_and_reports_when_none_is_usable(tmp_pat
     assert newest_valid_checkpoint(tmp_path)[0].name == "last.pt"
     for name in ("best.pt", "last.pt"):
         (tmp_path / name).write_bytes(b"not a checkpoint")
-    with pytest.raises(CheckpointError, match="no usable checkpoint in .*best.pt is unreadable"):
+    with pytest.raises(CheckpointError, match="no usable checkpoint in .*best.pt is a text file, not a checkpoint"):
         newest_valid_checkpoint(tmp_path)
 
 

@@ -106,6 +106,9 @@ def file_test_sets(specs: list[TestSetSpec], tokenizer: Tokenizer, limit: Option
 
 
 def evaluate(cfg: DictConfig) -> tuple[dict, Path]:
+    if OmegaConf.is_missing(cfg, "checkpoint"):
+        raise ConfigError("checkpoint is not given: expected checkpoint=PATH, the best.pt or last.pt of a run, e.g. "
+                          "python -m translate.evaluate checkpoint=runs/DATE/TIME/best.pt")
     decode = typed(cfg, "decode", DecodeSettings)
     report_settings = typed(cfg, "report", ReportSettings)
     device = pick_device(cfg.device)

@@ -78,7 +78,8 @@ def make_batches(src_lens: list[int], tgt_lens: list[int], max_tokens: int, seed
         length = max(src_lens[i], tgt_lens[i])
         if length > max_tokens:
             raise ValueError(f"a sentence of {length} tokens exceeds train.max_tokens={max_tokens}; raise "
-                             f"train.max_tokens or lower data.max_words")
+                             f"train.max_tokens, or drop longer pairs with data.train_max_words (training) or "
+                             f"data.corpus.max_words (every split)")
         padded = -(-max(longest, length) // length_multiple) * length_multiple
         if current and (padded * (len(current) + 1) > max_tokens or len(current) >= max_sentences):
             batches.append(current)

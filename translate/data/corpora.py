@@ -45,7 +45,8 @@ class Splits:
         for name in ("train", "valid", "test"):
             if not getattr(self, name):
                 raise CorpusError(f"corpus {corpus!r}: the {name} split is empty after filtering; check data.path, "
-                                  f"data.max_words and the split sizes.")
+                                  f"data.corpus.max_words and the split sizes (data.corpus.valid_size, "
+                                  f"data.corpus.test_size).")
 
 
 def split_by_component(pairs: list[Pair], valid_size: int, test_size: int, seed: int) -> Splits:

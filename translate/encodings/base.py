@@ -112,7 +112,7 @@ class PositionalEncoding(nn.Module):
         if limit is not None and length > limit:
             raise ValueError(
                 f"{type(self).__name__} represents at most {limit} positions, but {what} has {length} tokens; "
-                f"raise encoding.max_positions or shorten the input (data.max_tokens_per_sentence)."
+                f"raise encoding.max_positions or drop longer pairs (data.corpus.max_words, data.train_max_words)."
             )
 
 

@@ -66,6 +66,12 @@ def load_checkpoint(path: Path, records: tuple[str, ...] = ("model", "progress")
         raise CheckpointError(f"checkpoint {path} does not exist")
     if path.is_dir():
         raise CheckpointError(f"checkpoint {path} is a folder; expected a best.pt or last.pt file")
+    with open(path, "rb") as f:
+        head = f.read(4)
+    if head and head != ZIP_MAGIC:   # torch.save writes a zip archive; a damaged one still starts like one
+        kind = "a text file" if is_text(head) else "a file of another kind (not the zip archive torch.save writes)"
+        raise CheckpointError(f"checkpoint {path} is {kind}, not a checkpoint: expected a best.pt or last.pt "
+                              f"written by translate.train")
     try:
         with zipfile.ZipFile(path) as archive:  # torch.save writes a zip; its CRCs catch silent corruption
             damaged = archive.testzip()
@@ -83,6 +89,18 @@ def load_checkpoint(path: Path, records: tuple[str, ...] = ("model", "progress")
         raise CheckpointError(f"checkpoint {path} is not a translate checkpoint of format {FORMAT_VERSION}")
     check_records(state, records, path)
     return state
+
+
+ZIP_MAGIC = b"PK\x03\x04"
+
+
+def is_text(head: bytes) -> bool:
+    """Whether a file's first bytes read as UTF-8 text (printable characters and whitespace)."""
+    try:
+        text = head.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return all(c.isprintable() or c.isspace() for c in text)
 
 
 def one_line(error: Exception) -> str:
