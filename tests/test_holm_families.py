@@ -62,3 +62,13 @@ def test_jobs_that_disagree_on_the_sweep_rules_are_refused_unless_the_rule_is_gi
                                          r".*give --min-bucket"):
         rules_from([job("a", 50), job("b", 30)], None, None, None)
     assert rules_from([job("a", 50), job("b", 30)], None, 40, None).min_bucket == 40
+
+
+def test_a_delta_without_spread_decides_nothing_and_says_so():
+    """Every model at BLEU 0: +0.00 [+0.00, +0.00] is not "about the same"."""
+    from translate.analysis.sweep.claims import INCONCLUSIVE, no_difference_word
+
+    zero = Delta(0.0, 0.0, 0.0, 1.0, 0.0, 0.0, seeds=[0.0, 0.0, 0.0])
+    assert verdict_word(zero, True) == "no spread: decides nothing"
+    assert no_difference_word(zero, 1.0) == INCONCLUSIVE
+    assert verdict_word(Delta(0.1, -0.3, 0.5, 0.6, -0.2, 0.4, seeds=[0.1] * 3), True) == "about the same"

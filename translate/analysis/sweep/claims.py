@@ -29,7 +29,7 @@ from typing import Callable, Optional
 
 from translate.analysis.sweep.rows import AlignmentRow, Delta, Quantity, RowSetting, SpanRow
 from translate.analysis.sweep.rules import (EXPLORATORY, MARGIN, MIN_BUCKET, decides as enough, exploratory,
-                                            interim_text, pending)
+                                            interim_text, no_spread, pending)
 from translate.analysis.sweep.significance import holm, independent_contrast, p_text
 from translate.analysis.sweep.spans import LONG_MIN, SHORT_MAX
 
@@ -192,7 +192,9 @@ HOLDS, CONTRADICTED, INCONCLUSIVE, NOT_RUN = "holds", "contradicted", "inconclus
 
 
 def no_difference_word(d: Delta, margin: float) -> str:
-    """The word of a half that predicts no difference beyond ±margin."""
+    """The word of a half that predicts no difference beyond ±margin (a zero-width interval decides nothing)."""
+    if no_spread(d):
+        return INCONCLUSIVE
     if d.low90 is not None and -margin < d.low90 and d.high90 < margin:
         return HOLDS
     if d.low > margin or d.high < -margin:

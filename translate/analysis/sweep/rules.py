@@ -22,17 +22,27 @@ def decides(sentences: Optional[int], min_bucket: int = MIN_BUCKET) -> bool:
 def verdict_word(delta: Delta, decides_: bool, margin: float = MARGIN) -> str:
     """The word a report gives a Δ against the baseline: "better"/"worse" when its Holm-adjusted p < 0.05 (the star),
     "about the same" when both one-sided tests pass at ±margin (Difference.equivalent), "inconclusive" when neither;
-    "too few" for a bucket that decides nothing; "one seed" (EXPLORATORY) for a Δ of one seed (one_seed)."""
+    "too few" for a bucket that decides nothing; "one seed" (EXPLORATORY) for a Δ of one seed (one_seed); NO_SPREAD
+    for a Δ whose interval has no width (no_spread)."""
     if not decides_:
         return "too few"
     if one_seed(delta):
         return EXPLORATORY
+    if no_spread(delta):
+        return NO_SPREAD
     if delta.holm is not None and delta.holm < 0.05:
         return "better" if delta.delta > 0 else "worse"
     return "about the same" if delta.difference().equivalent(margin) else "inconclusive"
 
 
 EXPLORATORY = "one seed"
+NO_SPREAD = "no spread: decides nothing"
+
+
+def no_spread(delta: Delta) -> bool:
+    """A Δ whose interval has no width (e.g. every model at BLEU 0, or a one-sentence bucket): nothing was measured
+    that could differ, so it is neither "about the same" nor different."""
+    return delta.low is not None and delta.low == delta.high
 
 
 def one_seed(delta: Delta) -> bool:
