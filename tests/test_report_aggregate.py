@@ -175,12 +175,12 @@ def test_files_table_and_plots_are_written(sweep):
     cells = [c.strip(" |") for line in by_length.splitlines() if line.startswith("| none,") for c in line.split(" | ")
              if "(p" in c]
     assert cells and all(c.endswith(WORDS) for c in cells)
-    assert "worse" in md and "`about the same`: two one-sided tests" in md
+    assert "worse" in md and "`about the same`: two one-sided tests" in md and "`no spread: decides nothing`" in md
     for name in ("bleu_by_length.png", "diagonal_share_by_length.png", "learning_curves.png"):
         assert (out / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
-WORDS = ("better", "worse", "about the same", "inconclusive", "too few")
+WORDS = ("better", "worse", "about the same", "inconclusive", "too few", "one seed", "no spread: decides nothing")
 
 
 @pytest.mark.parametrize("delta, holm, low90, high90, decides, word", [

@@ -310,7 +310,9 @@ def verdict_words_rule(report: Report) -> str:
     return (f"- Words after Δ BLEU: `better`/`worse`: the star (Holm-adjusted p < 0.05); `about the same`: two "
             f"one-sided tests at α = 0.05 pass, the 90% interval of Δ inside ±{report.rules.margin:g} BLEU "
             f"(`report.equivalence_margin`); `inconclusive`: neither, so the data cannot tell; `too few`: a bucket "
-            f"under {report.rules.min_bucket} sentences.")
+            f"under {report.rules.min_bucket} sentences; `one seed`: a comparison of one seed, exploratory (its "
+            f"interval knows nothing of the spread between seeds); `no spread: decides nothing`: an interval of no "
+            f"width (e.g. both models perfect, or both at 0), where nothing could differ.")
 
 
 def alignment_cell(row: ReportRow) -> str:
