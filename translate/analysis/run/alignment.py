@@ -108,7 +108,7 @@ def sentence_alignment(model, tokenizer, src_ids: list[list[int]], ref_ids: list
     """One SentenceAlignment per sentence, the model teacher-forced on the reference ids (no specials).
     aer_of(index, cross (L, H, Tt, Ts)): the sentence's AER, read in the same forced pass."""
     out: list[Optional[SentenceAlignment]] = [None] * len(src_ids)
-    for i, att in forced_attention(model, tokenizer, src_ids, ref_ids, batch_tokens):
+    for i, att in forced_attention(model, tokenizer, src_ids, ref_ids, batch_tokens, token_accuracy=True):
         out[i] = align_one(att.cross)
         out[i].token_accuracy = att.token_accuracy
         if aer_of is not None:

@@ -30,9 +30,11 @@ class SentenceAttention:
 
 @torch.no_grad()
 def forced_attention(model: Transformer, tokenizer: Tokenizer, src_ids: list[list[int]],
-                     hyp_ids: list[list[int]], batch_tokens: int = 4000) -> Iterator[tuple[int, SentenceAttention]]:
+                     hyp_ids: list[list[int]], batch_tokens: int = 4000, token_accuracy: bool = False
+                     ) -> Iterator[tuple[int, SentenceAttention]]:
     """Source and hypothesis id lists (no specials) -> (index, SentenceAttention) for every sentence, batch by batch
-    (sorted by length) so that a whole test set never sits in memory at once."""
+    (sorted by length) so that a whole test set never sits in memory at once. token_accuracy: also project the
+    decoder's states onto the vocabulary (about as much work again for a small model) to count the hits."""
     was_training = model.training
     model.eval()
     device = next(model.parameters()).device
@@ -46,10 +48,12 @@ def forced_attention(model: Transformer, tokenizer: Tokenizer, src_ids: list[lis
             enc = torch.stack(encoded.weights, 1).float().cpu()         # (B, L, H, Ts, Ts)
             dec = torch.stack(decoded.self_weights, 1).float().cpu()    # (B, L, H, Tt, Tt)
             cross = torch.stack(decoded.cross_weights, 1).float().cpu()  # (B, L, H, Tt, Ts)
-            hits = model.project(decoded.hidden).argmax(-1).eq(batch.tgt_out.to(device)).cpu()   # (B, Tt)
+            hits = (model.project(decoded.hidden).argmax(-1).eq(batch.tgt_out.to(device)).cpu()   # (B, Tt)
+                    if token_accuracy else None)
             for row, i in enumerate(indices):
                 ts, tt = len(src_ids[i]) + 1, len(hyp_ids[i]) + 1
                 yield i, SentenceAttention(enc[row, :, :, :ts, :ts], dec[row, :, :, :tt, :tt],
-                                           cross[row, :, :, :tt, :ts], float(hits[row, :tt].float().mean()))
+                                           cross[row, :, :, :tt, :ts],
+                                           None if hits is None else float(hits[row, :tt].float().mean()))
     finally:
         model.train(was_training)

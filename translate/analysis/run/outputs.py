@@ -55,16 +55,14 @@ def markdown_table(by_length: dict, note: str = "", test_set: str = "") -> str:
                   "tokens, lower-cased, no punctuation): word choice. Order τ: Kendall τ of the shared words' "
                   "positions in hypothesis and reference (RIBES's word rank alignment): word order. Means over "
                   "sentences."]
-    if with_aer and by_length.get("aer_chosen_on") == "gold trial":
-        lines += ["", f"AER: alignment error rate of head-averaged cross-attention (Shift-Att reading) against the "
-                  f"human gold Sure and Possible links, mean over sentences (bootstrap CI over sentences); decoder "
-                  f"layer {by_length['aer_layer']} (from 0) and threshold {by_length['aer_threshold']:.2f}, chosen on "
-                  f"the gold alignment's trial pairs (AER there {by_length['aer_valid']:.3f})."]
-    elif with_aer:
-        lines += ["", f"AER: alignment error rate of head-averaged cross-attention (Shift-Att reading) against silver "
-                  f"eflomal word links, mean over sentences (bootstrap CI over sentences); decoder layer "
-                  f"{by_length['aer_layer']} (from 0) and threshold {by_length['aer_threshold']:.2f}, chosen on the "
-                  f"valid split (valid AER {by_length['aer_valid']:.3f})."]
+    if with_aer:
+        gold = by_length.get("aer_chosen_on") == "gold trial"
+        links, where, there = (("the human gold Sure and Possible links", "the gold alignment's trial pairs",
+                                "AER there") if gold else ("silver eflomal word links", "the valid split", "valid AER"))
+        lines += ["", f"AER: alignment error rate of head-averaged cross-attention (Shift-Att reading) against {links}, "
+                  f"mean over sentences (bootstrap CI over sentences); decoder layer {by_length['aer_layer']} (from 0) "
+                  f"and threshold {by_length['aer_threshold']:.2f}, chosen on {where} ({there} "
+                  f"{by_length['aer_valid']:.3f})."]
     return "\n".join(lines) + "\n"
 
 

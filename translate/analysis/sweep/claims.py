@@ -30,7 +30,7 @@ from typing import Callable, Optional
 from translate.analysis.sweep.rows import AlignmentRow, Delta, Quantity, RowSetting, SpanRow
 from translate.analysis.sweep.rules import (EXPLORATORY, MARGIN, MIN_BUCKET, decides as enough, exploratory,
                                             interim_text, no_spread, pending)
-from translate.analysis.sweep.significance import holm, independent_contrast, p_text
+from translate.analysis.sweep.significance import holm, independent_contrast, p_text, within
 from translate.analysis.sweep.spans import LONG_MIN, SHORT_MAX
 
 LEVEL = 0.05
@@ -195,7 +195,7 @@ def no_difference_word(d: Delta, margin: float) -> str:
     """The word of a half that predicts no difference beyond ±margin (a zero-width interval decides nothing)."""
     if no_spread(d):
         return INCONCLUSIVE
-    if d.low90 is not None and -margin < d.low90 and d.high90 < margin:
+    if within(d.low90, d.high90, margin):
         return HOLDS
     if d.low > margin or d.high < -margin:
         return CONTRADICTED
@@ -210,7 +210,7 @@ def difference_word(d: Delta | Quantity, sign: int, shown: bool, extra: bool = T
         return HOLDS if extra else INCONCLUSIVE
     if shown and d.delta * sign < 0:
         return CONTRADICTED
-    if margin is not None and d.low90 is not None and -margin < d.low90 and d.high90 < margin:
+    if margin is not None and within(d.low90, d.high90, margin):
         return CONTRADICTED
     return INCONCLUSIVE
 
@@ -228,13 +228,17 @@ class Reading:
     unit: str = "BLEU"
     relative: Optional[float] = None  # Δ relative to the baseline's score
 
+    @property
+    def digits(self) -> int:
+        """Two decimals for BLEU, three for an alignment metric."""
+        return 2 if self.unit == "BLEU" else 3
+
 
 @dataclass
 class Half:
     """One half of a claim: what it says, and its readings (none: not run)."""
 
     name: str                        # "short", "long"
-    says: str                        # e.g. "barely changes BLEU"
     readings: list[Reading] = field(default_factory=list)
 
     @property
@@ -266,8 +270,8 @@ def claim_status(halves: list[Half]) -> str:
 
 
 def delta_interval(r: Reading) -> str:
-    """"-4.37 [-5.97, -2.78] BLEU": two decimals for BLEU, three for an alignment metric."""
-    digits = 2 if r.unit == "BLEU" else 3
+    """"-4.37 [-5.97, -2.78] BLEU" (Reading.digits)."""
+    digits = r.digits
     return f"{r.delta:+.{digits}f} [{r.low:+.{digits}f}, {r.high:+.{digits}f}] {r.unit}"
 
 
@@ -280,10 +284,9 @@ def what_the_data_show(verdict: Verdict) -> str:
         if not readings:
             parts.append(f"{half.name}: not run")
         for r in readings:
-            digits = 2 if r.unit == "BLEU" else 3
             relative = f" ({r.relative:+.0%} of the baseline)" if r.relative is not None else ""
             where_ = f" ({r.label})" if len(readings) > 1 else ""
-            parts.append(f"{half.name}{where_}: {r.delta:+.{digits}f} {r.unit}{relative}")
+            parts.append(f"{half.name}{where_}: {r.delta:+.{r.digits}f} {r.unit}{relative}")
     return "; ".join(parts)
 
 
@@ -313,7 +316,7 @@ def zero_dims_claim(spans: list[SpanRow], test_set: Optional[str], margin: float
     verdict = Verdict("(a) Zeroing PE dimensions ≥ 400 barely changes BLEU on short sentences, and costs BLEU on long "
                       "ones.")
     family = Family("(a)")
-    short, long = Half("short", "barely changes BLEU"), Half("long", "costs BLEU")
+    short, long = Half("short"), Half("long")
     verdict.halves = [short, long]
     found = cells(spans, is_zero_dims, is_short_span) + cells(spans, is_zero_dims, is_long_span)
 
@@ -360,7 +363,7 @@ def no_pe_claim(spans: list[SpanRow], test_set: Optional[str], margin: float = M
     Δ_long − Δ_short between the groups below 0)."""
     verdict = Verdict("(b) Without PE, short sentences translate about as well, long ones much worse.")
     family = Family("(b)")
-    short_half, long_half = Half("short", "about as well"), Half("long", "much worse")
+    short_half, long_half = Half("short"), Half("long")
     verdict.halves = [short_half, long_half]
     short = [r for r in cells(spans, is_nope, is_short_span) if r.test_set == test_set]
     long = cells(spans, is_nope, is_long_span)
@@ -473,7 +476,7 @@ def diagonal_claim(alignment: list[AlignmentRow], test_set: Optional[str], min_b
     verdict = Verdict("(c) With PE the cross-attention lines up along the diagonal on long sentences; "
                       "without PE it does not.")
     family = Family("(c)")
-    half = Half("long", "no PE aligns worse")
+    half = Half("long")
     verdict.halves = [half]
     for rows in alignment_cells(alignment, is_nope):
         r, others = rows[0], rows[1:]

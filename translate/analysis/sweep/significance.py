@@ -254,15 +254,19 @@ def seed_df(parts: Sequence[tuple[float, int]]) -> float:
     return MAX_DF if spread == 0 else min(MAX_DF, total * total / spread)
 
 
+def seed_se_df(seed_var: float, seeds: int, shared_se: float) -> tuple[float, float]:
+    """SE and df of an S-seed mean Δ: SE² = seed_var + shared_se² (seed_var = s²/S, with S − 1 df; the shared
+    test-set part known from the resamples), df = seed_df."""
+    return math.sqrt(seed_var + shared_se ** 2), seed_df([(seed_var, seeds - 1), (shared_se ** 2, 0)])
+
+
 def seed_t_interval(deltas: Sequence[float], shared_se: float = 0.0, level: float = LEVEL
                     ) -> tuple[float, float, float, float]:
     """(mean, low, high, p) of per-seed deltas (≥ 2): mean ± t(df)·SE with SE² = s²/S + shared_se², p from t.
     shared_se: the test-set noise all seeds share (sentence_noise); df: seed_df."""
     s = len(deltas)
     mean = float(np.mean(deltas))
-    seed_var = float(np.var(deltas, ddof=1)) / s
-    se = math.sqrt(seed_var + shared_se ** 2)
-    df = seed_df([(seed_var, s - 1), (shared_se ** 2, 0)])
+    se, df = seed_se_df(float(np.var(deltas, ddof=1)) / s, s, shared_se)
     q = t_quantile(df, level)
     p = (1.0 if mean == 0 else 0.0) if se == 0 else t_two_sided_p(mean / se, df)
     return mean, mean - q * se, mean + q * se, p
@@ -281,8 +285,7 @@ def seeds_needed(seed_sd: float, shared_se: float, margin: float, power: float =
     test-set noise included); shared_se: the test-set noise every seed shares, which no number of seeds averages
     away. None when even `most` seeds do not."""
     for s in range(2, most + 1):
-        se = math.sqrt(seed_sd ** 2 / s + shared_se ** 2)
-        df = seed_df([(seed_sd ** 2 / s, s - 1), (shared_se ** 2, 0)])
+        se, df = seed_se_df(seed_sd ** 2 / s, s, shared_se)
         if margin >= (t_quantile(df, EQUIVALENCE_LEVEL)
                       + t_ppf(1 - (1 - power) / 2, df)) * se:
             return s
@@ -299,6 +302,11 @@ def sentence_noise(samples: np.ndarray) -> tuple[float, float]:
     of_mean = float(samples.mean(0).var(ddof=1))
     shared = (s * of_mean - per_seed) / (s - 1)
     return math.sqrt(per_seed), math.sqrt(min(max(shared, 0.0), per_seed))
+
+
+def within(low90: Optional[float], high90: Optional[float], margin: float) -> bool:
+    """TOST at α = 0.05 ("about the same"): the 90% interval lies inside ±margin."""
+    return low90 is not None and -margin < low90 and high90 < margin
 
 
 # -- comparisons ----------------------------------------------------------------------------------------------------
@@ -328,7 +336,7 @@ class Difference:
 
     def equivalent(self, margin: float) -> bool:
         """TOST at α = 0.05: the 90% interval inside ±margin."""
-        return self.low90 is not None and -margin < self.low90 and self.high90 < margin
+        return within(self.low90, self.high90, margin)
 
     @property
     def established_margin(self) -> Optional[float]:
@@ -358,9 +366,7 @@ def seed_difference(observed: Sequence[float], shared_se: float) -> Difference:
     s = len(observed)
     _, low, high, p = seed_t_interval(observed, shared_se)
     _, low90, high90, _ = seed_t_interval(observed, shared_se, EQUIVALENCE_LEVEL)
-    seed_var = float(np.var(observed, ddof=1)) / s
-    se = math.sqrt(seed_var + shared_se ** 2)
-    df = seed_df([(seed_var, s - 1), (shared_se ** 2, 0)])
+    se, df = seed_se_df(float(np.var(observed, ddof=1)) / s, s, shared_se)
     return Difference(float(np.mean(observed)), low, high, p, list(observed), float(np.std(observed, ddof=1)),
                       f"t over {s} seeds (df={df:.1f}) with the shared test-set variance", low90, high90, se,
                       shared_se, df, detectable(se, df))
