@@ -65,12 +65,12 @@ REPRO_RUNS  := docs/results/runs/claims_cpu
 repro: setup
 	$(MAKE) pilots-then-sweep PILOTS=claims_cpu_pilot COMPARISON=claims_cpu
 	$(MAKE) pilots-then-sweep PILOTS=claim_a_cpu_pilot COMPARISON=claim_a_cpu
-	budget=$$($(PY) scripts/start_from_pilots.py sweeps/claim_a_cpu_pilot sweeps/claim_a_cpu | \
+	budget=$$($(PY) -m translate.study pilots sweeps/claim_a_cpu_pilot sweeps/claim_a_cpu | \
 	  sed -n 's/.*"budget_steps": \([0-9]*\).*/\1/p'); \
 	  $(MAKE) sweep SWEEP=claim_a_cpu SWEEP_DIR=sweeps/claim_a_cpu \
 	  ARGS="+sweep/pe=sinusoidal_zero_low_dims seed=1 train.max_steps=$$budget"
 	$(MAKE) collect-repro
-	$(PY) scripts/write_results.py $(REPRO_RUNS) --out docs/results.md --readme README.md \
+	$(PY) -m translate.study results $(REPRO_RUNS) --out docs/results.md --readme README.md \
 	  --pilots docs/results/runs/claims_cpu_pilot docs/results/runs/claim_a_cpu_pilot --plan docs/preregistration.md
 
 # The claims' new halves (docs/preregistration.md), resumable (run it again to continue): (b) within one model
@@ -81,22 +81,22 @@ HALVES_RUNS := docs/results/runs/claims_halves_cpu
 repro-halves: setup
 	$(MAKE) pilots-then-sweep PILOTS=claim_b_within_cpu_pilot COMPARISON=claim_b_within_cpu REPRO_RUNS=$(HALVES_RUNS)
 	$(MAKE) pilots-then-sweep PILOTS=claim_a_long_cpu_pilot COMPARISON=claim_a_long_cpu REPRO_RUNS=$(HALVES_RUNS)
-	$(PY) scripts/ablate_at_test.py sweeps/claim_a_long_cpu --ablation zero_dims
-	$(PY) scripts/ablate_at_test.py sweeps/claim_a_long_cpu --ablation zero_dims ablation.name=zero_dims_mean \
+	$(PY) -m translate.study ablate-at-test sweeps/claim_a_long_cpu --ablation zero_dims
+	$(PY) -m translate.study ablate-at-test sweeps/claim_a_long_cpu --ablation zero_dims ablation.name=zero_dims_mean \
 	  ablation.fill=mean
 	for sweep in claim_b_within_cpu_pilot claim_a_long_cpu_pilot; do test ! -d sweeps/$$sweep || \
-	  $(PY) scripts/collect_runs.py sweeps/$$sweep docs/results/runs/$$sweep || exit 1; done
+	  $(PY) -m translate.study collect sweeps/$$sweep docs/results/runs/$$sweep || exit 1; done
 	for sweep in claim_b_within_cpu claim_a_long_cpu; do test ! -d sweeps/$$sweep || \
-	  $(PY) scripts/collect_runs.py sweeps/$$sweep $(HALVES_RUNS)/$$sweep || exit 1; done
+	  $(PY) -m translate.study collect sweeps/$$sweep $(HALVES_RUNS)/$$sweep || exit 1; done
 
 # One comparison: its pilots (conf/sweep/$(PILOTS).yaml), then its jobs to their budget (conf/sweep/$(COMPARISON).yaml).
 # The jobs already committed (docs/results/runs/) are restored into the sweep folders first, so that a fresh checkout
 # trains only what is missing: checkpoints are never committed, so what a session leaves unfinished starts again.
 pilots-then-sweep: setup
-	$(PY) scripts/restore_runs.py docs/results/runs/$(PILOTS) sweeps/$(PILOTS)
-	$(PY) scripts/restore_runs.py $(REPRO_RUNS)/$(COMPARISON) sweeps/$(COMPARISON)
+	$(PY) -m translate.study restore docs/results/runs/$(PILOTS) sweeps/$(PILOTS)
+	$(PY) -m translate.study restore $(REPRO_RUNS)/$(COMPARISON) sweeps/$(COMPARISON)
 	$(MAKE) sweep SWEEP=$(PILOTS) SWEEP_DIR=sweeps/$(PILOTS)
-	budget=$$($(PY) scripts/start_from_pilots.py sweeps/$(PILOTS) sweeps/$(COMPARISON) | \
+	budget=$$($(PY) -m translate.study pilots sweeps/$(PILOTS) sweeps/$(COMPARISON) | \
 	  sed -n 's/.*"budget_steps": \([0-9]*\).*/\1/p'); test -n "$$budget" && \
 	  $(MAKE) sweep SWEEP=$(COMPARISON) SWEEP_DIR=sweeps/$(COMPARISON) ARGS="train.max_steps=$$budget"
 
@@ -106,27 +106,27 @@ pilots-then-sweep: setup
 # are named). Pages are not rewritten.
 collect-repro: setup
 	test ! -d sweeps/claim_a_cpu || { \
-	  $(PY) scripts/ablate_at_test.py sweeps/claim_a_cpu --ablation zero_dims; \
-	  $(PY) scripts/ablate_at_test.py sweeps/claim_a_cpu --ablation zero_dims ablation.name=zero_dims_mean \
+	  $(PY) -m translate.study ablate-at-test sweeps/claim_a_cpu --ablation zero_dims; \
+	  $(PY) -m translate.study ablate-at-test sweeps/claim_a_cpu --ablation zero_dims ablation.name=zero_dims_mean \
 	    ablation.fill=mean; true; }
 	for sweep in claims_cpu_pilot claim_a_cpu_pilot; do test ! -d sweeps/$$sweep || \
-	  $(PY) scripts/collect_runs.py sweeps/$$sweep docs/results/runs/$$sweep || exit 1; done
+	  $(PY) -m translate.study collect sweeps/$$sweep docs/results/runs/$$sweep || exit 1; done
 	for sweep in claims_cpu claim_a_cpu; do test ! -d sweeps/$$sweep || \
-	  $(PY) scripts/collect_runs.py sweeps/$$sweep $(REPRO_RUNS)/$$sweep || exit 1; done
+	  $(PY) -m translate.study collect sweeps/$$sweep $(REPRO_RUNS)/$$sweep || exit 1; done
 
 # Length extrapolation against published results (conf/sweep/extrapolation_published_cpu.yaml): learned, t5, shaw,
 # rope and alibi trained like claims_cpu's short group, to claims_cpu's budget (its committed pilots), seeds 1-3;
 # then docs/encodings_results.md gains its section. Jobs committed before are restored first, as in make repro.
 PUBLISHED_RUNS := docs/results/runs/extrapolation_published_cpu
 extrapolation-published: setup
-	$(PY) scripts/restore_runs.py $(PUBLISHED_RUNS) sweeps/extrapolation_published_cpu
-	budget=$$($(PY) scripts/start_from_pilots.py docs/results/runs/claims_cpu_pilot --budget-only | \
+	$(PY) -m translate.study restore $(PUBLISHED_RUNS) sweeps/extrapolation_published_cpu
+	budget=$$($(PY) -m translate.study pilots docs/results/runs/claims_cpu_pilot --budget-only | \
 	  sed -n 's/.*"budget_steps": \([0-9]*\).*/\1/p'); test -n "$$budget" && \
 	  $(MAKE) sweep SWEEP=extrapolation_published_cpu SWEEP_DIR=sweeps/extrapolation_published_cpu \
 	  ARGS="train.max_steps=$$budget"
-	$(PY) scripts/collect_runs.py sweeps/extrapolation_published_cpu $(PUBLISHED_RUNS)
-	$(PY) scripts/collect_runs.py $(REPRO_RUNS)/claims_cpu $(PUBLISHED_RUNS) --only '*_words1-9_*'
-	$(PY) scripts/write_encodings_results.py $(ENCODINGS_RUNS) --out docs/encodings_results.md --readme README.md \
+	$(PY) -m translate.study collect sweeps/extrapolation_published_cpu $(PUBLISHED_RUNS)
+	$(PY) -m translate.study collect $(REPRO_RUNS)/claims_cpu $(PUBLISHED_RUNS) --only '*_words1-9_*'
+	$(PY) -m translate.study encodings $(ENCODINGS_RUNS) --out docs/encodings_results.md --readme README.md \
 	  --extrapolation $(EXTRAPOLATION_RUNS) --published $(PUBLISHED_RUNS)
 
 # The earlier experiment (one seed, 600 steps, tested at the best valid step, model=base_cpu): sweep seed_repro_cpu,
@@ -134,8 +134,8 @@ extrapolation-published: setup
 # unconverged model said; docs/results.md supersedes it).
 repro-600: setup
 	$(MAKE) sweep SWEEP=seed_repro_cpu SWEEP_DIR=sweeps/seed_repro_cpu
-	$(PY) scripts/collect_runs.py sweeps/seed_repro_cpu docs/results/runs/seed_repro_cpu
-	$(PY) scripts/write_results.py docs/results/runs/seed_repro_cpu --out docs/results_600_steps.md
+	$(PY) -m translate.study collect sweeps/seed_repro_cpu docs/results/runs/seed_repro_cpu
+	$(PY) -m translate.study results docs/results/runs/seed_repro_cpu --out docs/results_600_steps.md
 
 # docs/encodings_results.md from sweeps/encodings and sweeps/length_extrapolation: each sweep's finished jobs' small
 # files (no checkpoints) are copied into its runs folder first (pieces and later runs add up; a sweep not run here
@@ -143,10 +143,10 @@ repro-600: setup
 ENCODINGS_RUNS     ?= docs/results/runs/encodings_cpu
 EXTRAPOLATION_RUNS ?= docs/results/runs/length_extrapolation_cpu
 encodings-page: setup
-	test ! -d sweeps/encodings || $(PY) scripts/collect_runs.py sweeps/encodings $(ENCODINGS_RUNS)
+	test ! -d sweeps/encodings || $(PY) -m translate.study collect sweeps/encodings $(ENCODINGS_RUNS)
 	test ! -d sweeps/length_extrapolation || \
-	  $(PY) scripts/collect_runs.py sweeps/length_extrapolation $(EXTRAPOLATION_RUNS)
-	$(PY) scripts/write_encodings_results.py $(ENCODINGS_RUNS) --out docs/encodings_results.md --readme README.md \
+	  $(PY) -m translate.study collect sweeps/length_extrapolation $(EXTRAPOLATION_RUNS)
+	$(PY) -m translate.study encodings $(ENCODINGS_RUNS) --out docs/encodings_results.md --readme README.md \
 	  $$(test ! -d $(EXTRAPOLATION_RUNS) || echo --extrapolation $(EXTRAPOLATION_RUNS))
 
 train-ddp: setup

@@ -14,7 +14,7 @@
 # first where it exists; PYTHON (default python3) runs the code; SWEEP_DIR defaults to sweeps/SWEEP. AT_TEST (e.g.
 # zero_dims for seed_repro; overrides may follow: "zero_dims ablation.from=48"; several controls are separated by
 # ";") names an ablation applied at test time
-# to the piece's sinusoidal jobs after training (scripts/ablate_at_test.py): it needs their checkpoints, which never
+# to the piece's sinusoidal jobs after training (translate.study ablate-at-test): it needs their checkpoints, which never
 # leave the machine.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -42,13 +42,13 @@ status=$?
 IFS=';' read -ra controls <<< "${AT_TEST:-}"
 for control in "${controls[@]}"; do
   # shellcheck disable=SC2086  # each control is the ablation, then its overrides, split on spaces
-  "$PYTHON" scripts/ablate_at_test.py "$SWEEP_DIR" --ablation $control \
+  "$PYTHON" -m translate.study ablate-at-test "$SWEEP_DIR" --ablation $control \
     || echo "gpu_piece: no $control at test time for this piece (see above)" >&2
 done
 
 STAGE=$(mktemp -d)
 trap 'rm -rf "$STAGE"' EXIT
-"$PYTHON" scripts/collect_runs.py "$SWEEP_DIR" "$STAGE/runs" || exit 1
+"$PYTHON" -m translate.study collect "$SWEEP_DIR" "$STAGE/runs" || exit 1
 ARCHIVE="$OUT/$SWEEP.${PIECE/\//of}.tgz"
 tar czf "$ARCHIVE" -C "$STAGE/runs" .
 echo "gpu_piece: $ARCHIVE ($(du -h "$ARCHIVE" | cut -f1)); unpack: tar xzf $(basename "$ARCHIVE") -C <runs folder>"

@@ -1,10 +1,9 @@
-"""scripts/ablate_at_test.py on a real tiny sweep job: the test-time control is written beside the job as a job of the
+"""translate.study ablate-at-test on a real tiny sweep job: the test-time control is written beside the job as a job of the
 sweep (config.yaml naming the ablation <name>_at_test, decoded as the job was), the report pairs it with the model
 it came from, a rerun does nothing, and an evaluation inside a job's folder is not taken for a job."""
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
@@ -15,9 +14,8 @@ from translate.analysis.sweep import build_report
 from translate.analysis.sweep.jobs import find_jobs
 from translate.cli.evaluate import evaluate
 from translate.cli.train import run
+from translate.study.__main__ import main as study
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
-import ablate_at_test  # noqa: E402
 
 JOB = "sinusoidal_none_words1-3_seed1"
 AT_TEST = "sinusoidal_zero_dims_at_test_words1-3_seed1"
@@ -35,7 +33,7 @@ def sweep(tmp_path_factory, cache_dir) -> Path:
 
 @pytest.mark.slow
 def test_the_control_is_a_job_of_the_sweep_paired_with_its_model(sweep, capsys):
-    assert ablate_at_test.main([str(sweep), "ablation.from=32"]) == 0
+    assert study(["ablate-at-test", str(sweep), "ablation.from=32"]) == 0
     out = sweep / AT_TEST
     config = OmegaConf.load(out / "config.yaml")
     trained = OmegaConf.load(sweep / JOB / "config.yaml")
@@ -45,7 +43,7 @@ def test_the_control_is_a_job_of_the_sweep_paired_with_its_model(sweep, capsys):
     assert len(hyps) == len((sweep / JOB / "test.hyp.txt").read_text().splitlines())
 
     written = (out / "metrics.json").stat().st_mtime_ns
-    assert ablate_at_test.main([str(sweep), "ablation.from=32"]) == 0  # a rerun: nothing to do
+    assert study(["ablate-at-test", str(sweep), "ablation.from=32"]) == 0  # a rerun: nothing to do
     assert "there already" in capsys.readouterr().out and (out / "metrics.json").stat().st_mtime_ns == written
 
     report = build_report(sweep, samples=50, hparams=False)
@@ -66,19 +64,19 @@ def test_an_evaluation_inside_a_job_folder_is_not_a_job(sweep):
 
 @pytest.mark.slow
 def test_bad_input_is_named(sweep, tmp_path, capsys):
-    assert ablate_at_test.main([str(sweep), "--ablation", "zero_dimz"]) == 2
+    assert study(["ablate-at-test", str(sweep), "--ablation", "zero_dimz"]) == 2
     assert "--ablation 'zero_dimz' is not a conf/ablation option; allowed: " in capsys.readouterr().err
-    assert ablate_at_test.main([str(sweep), "--jobs", "encoding=rope"]) == 1
+    assert study(["ablate-at-test", str(sweep), "--jobs", "encoding=rope"]) == 1
     assert "no finished job" in capsys.readouterr().err
     copy = tmp_path / "copy" / JOB
     copy.mkdir(parents=True)
     tested = Path(json.loads((sweep / JOB / "metrics.json").read_text())["checkpoint"]).name  # last.pt by default
     for name in ("config.yaml", "metrics.json", "test.hyp.txt", tested):
         (copy / name).write_bytes((sweep / JOB / name).read_bytes())
-    assert ablate_at_test.main([str(tmp_path / "copy")]) == 1  # dims >= 400 of a 64-wide model
+    assert study(["ablate-at-test", str(tmp_path / "copy")]) == 1  # dims >= 400 of a 64-wide model
     error = capsys.readouterr().err
     assert f"{JOB}: error: " in error and "400" in error and "64" in error
     assert not (tmp_path / "copy" / AT_TEST / "metrics.json").exists()
     (copy / tested).unlink()
-    assert ablate_at_test.main([str(tmp_path / "copy")]) == 1  # trained elsewhere: no checkpoint here
+    assert study(["ablate-at-test", str(tmp_path / "copy")]) == 1  # trained elsewhere: no checkpoint here
     assert f"no checkpoint {tested}" in capsys.readouterr().err

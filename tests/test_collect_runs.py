@@ -1,23 +1,13 @@
-"""scripts/collect_runs.py: a sweep's finished jobs without checkpoints, pieces adding up."""
+"""translate.study collect: a sweep's finished jobs without checkpoints, pieces adding up."""
 from __future__ import annotations
 
-import importlib.util
 import shutil
 from pathlib import Path
 
 import torch
 
 from translate.analysis.sweep.attention_images import cross_attention_images, pick_examples
-
-ROOT = Path(__file__).resolve().parents[1]
-
-
-def load_script(name: str):
-    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
+from translate.study.__main__ import main as study
 
 def make_job(folder: Path, finished: bool, marker: str = "1") -> None:
     """A run folder: a TensorBoard log with scalars and four cross-attention pictures at two steps, checkpoints."""
@@ -42,11 +32,10 @@ def files(folder: Path) -> list[str]:
 
 
 def test_collect_copies_finished_jobs_without_checkpoints_and_adds_pieces_up(tmp_path, capsys):
-    collect_runs = load_script("collect_runs")
     sweep, dest = tmp_path / "sweep", tmp_path / "dest"
     make_job(sweep / "a_seed1", finished=True)
     make_job(sweep / "b_seed1", finished=False)
-    assert collect_runs.main([str(sweep), str(dest)]) == 0
+    assert study(["collect", str(sweep), str(dest)]) == 0
     assert files(dest) == ["a_seed1/config.yaml", "a_seed1/metrics.json", "a_seed1/test.hyp.txt"]
     assert "left out (unfinished, no metrics.json): " + str(sweep / "b_seed1") in capsys.readouterr().out
 
@@ -60,39 +49,38 @@ def test_collect_copies_finished_jobs_without_checkpoints_and_adds_pieces_up(tmp
     shutil.rmtree(sweep / "a_seed1")
     make_job(sweep / "a_seed1", finished=True, marker="2")
     (sweep / "b_seed1" / "metrics.json").write_text("{}\n")
-    assert collect_runs.main([str(sweep), str(dest)]) == 0
+    assert study(["collect", str(sweep), str(dest)]) == 0
     assert (dest / "a_seed1" / "metrics.json").read_text() == '{"marker": 2}\n'
     assert (dest / "b_seed1" / "metrics.json").exists() and not list(dest.rglob("*.pt"))
     assert not list(dest.glob("*.staging"))
 
     # collected again with nothing rerun: every copy stays as it is, its TensorBoard log too (no churn in git)
     before = {p: p.read_bytes() for p in dest.rglob("*") if p.is_file()}
-    assert collect_runs.main([str(sweep), str(dest)]) == 0
+    assert study(["collect", str(sweep), str(dest)]) == 0
     assert {p: p.read_bytes() for p in dest.rglob("*") if p.is_file()} == before
     assert "collected 0 finished jobs" in capsys.readouterr().out.splitlines()[-1]
 
 
 def test_collect_can_keep_the_whole_tensorboard_log(tmp_path):
     make_job(tmp_path / "sweep" / "a_seed1", finished=True)
-    assert load_script("collect_runs").main([str(tmp_path / "sweep"), str(tmp_path / "dest"), "--whole-tb"]) == 0
+    assert study(["collect", str(tmp_path / "sweep"), str(tmp_path / "dest"), "--whole-tb"]) == 0
     source, copy = (sorted((root / "a_seed1" / "tb").iterdir()) for root in (tmp_path / "sweep", tmp_path / "dest"))
     assert [f.read_bytes() for f in copy] == [f.read_bytes() for f in source]
 
 
 def test_collect_refuses_a_missing_folder_and_a_sweep_without_a_finished_job(tmp_path, capsys):
-    assert load_script("collect_runs").main([str(tmp_path / "nowhere"), str(tmp_path / "dest")]) == 2
+    assert study(["collect", str(tmp_path / "nowhere"), str(tmp_path / "dest")]) == 2
     assert f"sweep folder {tmp_path / 'nowhere'} does not exist" in capsys.readouterr().err
     make_job(tmp_path / "sweep" / "a_seed1", finished=False)
-    assert load_script("collect_runs").main([str(tmp_path / "sweep"), str(tmp_path / "dest")]) == 2
+    assert study(["collect", str(tmp_path / "sweep"), str(tmp_path / "dest")]) == 2
     assert "no finished job" in capsys.readouterr().err and not (tmp_path / "dest").exists()
 
 
 def test_only_collects_the_jobs_whose_folder_matches_and_names_a_pattern_that_matches_none(tmp_path, capsys):
     for name in ("sinusoidal_none_words1-9_seed1", "sinusoidal_none_words11-17_seed1", "none_none_words1-9_seed2"):
         make_job(tmp_path / "sweep" / name, finished=True)
-    collect = load_script("collect_runs").main
-    assert collect([str(tmp_path / "sweep"), str(tmp_path / "dest"), "--only", "*_words1-9_*"]) == 0
+    assert study(["collect", str(tmp_path / "sweep"), str(tmp_path / "dest"), "--only", "*_words1-9_*"]) == 0
     assert sorted(p.name for p in (tmp_path / "dest").iterdir()) == ["none_none_words1-9_seed2",
                                                                       "sinusoidal_none_words1-9_seed1"]
-    assert collect([str(tmp_path / "sweep"), str(tmp_path / "other"), "--only", "*_words2-5_*"]) == 2
+    assert study(["collect", str(tmp_path / "sweep"), str(tmp_path / "other"), "--only", "*_words2-5_*"]) == 2
     assert "--only '*_words2-5_*' matches no job folder" in capsys.readouterr().err

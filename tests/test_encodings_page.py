@@ -14,12 +14,12 @@ from pathlib import Path
 import pytest
 
 from test_report_aggregate import make_job, perfect, references  # noqa: F401  (references: a fixture)
-from test_collect_runs import load_script
 from translate.analysis.sweep import build_report
-from translate.analysis.sweep.encodings_page import REPORT_PICTURES, paired_cell, ranks, trained_on
-from translate.analysis.sweep.results_page import load_report
+from translate.study.pages.encodings import REPORT_PICTURES, paired_cell, ranks, trained_on
+from translate.study.pages.page import load_report
 from translate.analysis.sweep.rows import Comparison, Delta, ReportRow, Score
 from translate.scoring.repetition import repeated_word_percent
+from translate.study.__main__ import main as study
 
 SAMPLES = 50  # bootstrap resamples: enough for intervals and p-values, fast
 
@@ -61,8 +61,8 @@ def sweeps(tmp_path_factory, references) -> tuple[Path, Path]:  # noqa: F811
 def page(sweeps, tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("docs") / "encodings_results.md"
     encodings, extrapolation = sweeps
-    assert load_script("write_encodings_results").main(
-        [str(encodings), "--extrapolation", str(extrapolation), "--out", str(out)]) == 0
+    assert study(
+        ["encodings", str(encodings), "--extrapolation", str(extrapolation), "--out", str(out)]) == 0
     return out
 
 
@@ -187,17 +187,16 @@ def test_the_page_is_written_again_byte_for_byte_from_rebuilt_reports(page, swee
     for sweep in sweeps:
         shutil.rmtree(sweep / "report")
         build_report(sweep, samples=SAMPLES, hparams=False)
-    assert load_script("write_encodings_results").main(
-        [str(sweeps[0]), "--extrapolation", str(sweeps[1]), "--out", str(page)]) == 0
+    assert study(
+        ["encodings", str(sweeps[0]), "--extrapolation", str(sweeps[1]), "--out", str(page)]) == 0
     assert page.read_bytes() == first
 
 
 def test_a_missing_folder_is_an_error_that_names_it(tmp_path, sweeps, capsys):
-    script = load_script("write_encodings_results")
     out = tmp_path / "docs" / "encodings_results.md"
-    assert script.main([str(tmp_path / "nowhere"), "--out", str(out)]) == 2
+    assert study(["encodings", str(tmp_path / "nowhere"), "--out", str(out)]) == 2
     assert f"error: sweep folder {tmp_path / 'nowhere'} does not exist" in capsys.readouterr().err
-    assert script.main([str(sweeps[0]), "--extrapolation", str(tmp_path / "elsewhere"), "--out", str(out)]) == 2
+    assert study(["encodings", str(sweeps[0]), "--extrapolation", str(tmp_path / "elsewhere"), "--out", str(out)]) == 2
     assert str(tmp_path / "elsewhere") in capsys.readouterr().err
     assert not out.exists() and not out.with_suffix("").exists()  # nothing written before both reports are read
 
@@ -211,7 +210,7 @@ def test_equal_bleu_shares_a_rank_and_training_lengths_read_as_words():
 
 
 def test_a_page_empties_its_picture_folder_of_older_pictures_and_keeps_other_files(tmp_path):
-    from translate.analysis.sweep.results_page import fresh_assets
+    from translate.study.pages.page import fresh_assets
 
     assets = tmp_path / "docs" / "results"
     (assets / "runs").mkdir(parents=True)

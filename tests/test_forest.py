@@ -2,9 +2,9 @@
 from __future__ import annotations
 
 from test_report_aggregate_claims import alignment, span, two_groups, zero_dims
-from translate.analysis.sweep.claims import check_claims, delta_interval
-from translate.analysis.sweep.controls import check_controls
-from translate.analysis.sweep.forest import FOREST, forest_entries, write_forest
+from translate.study.verdicts.claims import check_claims, delta_interval
+from translate.study.verdicts.controls import check_controls
+from translate.study.pages.forest import FOREST, forest_entries, write_forest
 
 
 def test_the_forest_holds_each_deciding_delta_of_the_claims_and_controls(tmp_path):

@@ -1,4 +1,4 @@
-"""A comparison's budget from its pilots (translate.analysis.sweep.pilots): the largest plateau step, the pilots found
+"""A comparison's budget from its pilots (translate.study.verdicts.pilots): the largest plateau step, the pilots found
 by setting among the comparison's jobs, and the page naming jobs tested elsewhere than the budget."""
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 import yaml
 
 from translate.analysis.sweep.jobs import SweepError, find_jobs
-from translate.analysis.sweep.pilots import budget, budget_lines, read_pilots
+from translate.study.verdicts.pilots import budget, budget_lines, read_pilots
 
 
 def job(folder: Path, encoding: str, seed: int, steps: int, tested: int, curve: dict[int, float],

@@ -11,7 +11,7 @@ import pytest
 
 from translate.analysis.sweep import build_report
 from translate.analysis.sweep.jobs import find_jobs
-from translate.analysis.sweep.published import (direction, encoding_kinds, lead_ruled_out, length_gap,
+from translate.study.verdicts.published import (direction, encoding_kinds, lead_ruled_out, length_gap,
                                                 length_reading, overfitting_shown, position_kind,
                                                 published_readme_lines, published_section, shortfall)
 from translate.analysis.sweep.rows import Comparison, Delta, ReportRow

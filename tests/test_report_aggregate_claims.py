@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from translate.analysis.run.metrics import LengthReport, TestSetScores
-from translate.analysis.sweep.claims import check_claims, diagonal_claim, no_pe_claim, zero_dims_claim
+from translate.study.verdicts.claims import check_claims, diagonal_claim, no_pe_claim, zero_dims_claim
 from translate.analysis.sweep.rows import AlignmentRow, Quantity, RowSetting, SpanComparison, SpanDelta, SpanRow
 from translate.analysis.sweep.significance import Groups, t_two_sided_p
 from translate.analysis.sweep.spans import alignment_rows
@@ -204,7 +204,7 @@ def test_alignment_contrasts_from_fabricated_per_sentence_values():
 def test_the_readme_gives_each_claim_a_short_table_of_its_halves_and_the_forest_plot():
     """The README's summary: the forest plot, then per claim its headline, a table of its halves (each deciding Δ
     with its 95% interval and word, a half without runs as "not run") and one sentence of what the data show."""
-    from translate.analysis.sweep.readme_summary import claims_lines
+    from translate.study.pages.readme import claims_lines
 
     b = no_pe_claim(two_groups(short_delta=-4.37, short_se=0.8, long_delta=-8.94, long_se=0.6), "test")
     a = zero_dims_claim([zero_dims(0.1, 0.3), zero_dims(0.1, 0.3, "multi30k")], "test")

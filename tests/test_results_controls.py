@@ -5,9 +5,9 @@ from __future__ import annotations
 from test_report_aggregate import SMALL_TEST, broken_long, make_job, perfect, references  # noqa: F401 (fixture)
 from test_report_aggregate_claims import SHORT_GROUP, alignment, span, two_groups
 from translate.analysis.sweep import build_report
-from translate.analysis.sweep.claims import Reference, diagonal_claim, no_pe_claim
-from translate.analysis.sweep.controls import CONTROLS, check_controls, other_encodings
-from translate.analysis.sweep.results_page import write_results_page
+from translate.study.verdicts.claims import Reference, diagonal_claim, no_pe_claim
+from translate.study.verdicts.controls import CONTROLS, check_controls, other_encodings
+from translate.study.pages.results import write_results_page
 from translate.analysis.sweep.rows import RowSetting, SpanRow
 
 LOW_DIMS = {"_target_": "translate.ablations.zero_dims.ZeroDims", "name": "zero_low_dims", "from": None,
@@ -96,7 +96,7 @@ def test_the_results_page_shows_the_controls_and_the_other_encodings(tmp_path, r
 
 
 def test_the_page_header_gives_the_range_of_a_budget_that_differs_between_jobs():
-    from translate.analysis.sweep.results_page import span
+    from translate.study.pages.results import span
 
     assert span([85.17, 47.6, None], 1) == "47.6–85.2"  # None: an evaluation-only job
     assert span([600, 600], 0) == "600" and span([], 0) == "–"
@@ -104,7 +104,7 @@ def test_the_page_header_gives_the_range_of_a_budget_that_differs_between_jobs()
 
 def test_the_page_header_names_each_model_size_of_its_comparisons():
     """Claim (a) trains at base_cpu beside (b) and (c) at small: the header names both sizes, not the first row's."""
-    from translate.analysis.sweep.results_page import models
+    from translate.study.pages.results import models
     from translate.analysis.sweep.rows import ReportRow
 
     small = ReportRow(model="small", parameters=7578624, steps=3400)

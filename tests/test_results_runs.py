@@ -2,6 +2,7 @@
 scripts write each page again from those runs byte for byte."""
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -11,15 +12,16 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+THIS_CHECKOUT = {**os.environ, "PYTHONPATH": str(ROOT)}  # the pages are written in a scratch folder, by this code
 
 # (committed runs, the script that writes the page, the page, more runs the page reads: (option, folder) pairs, and
 # whether the page writes a results block of the README). The runs' folders are relative: the page names them.
 PAGES = [
-    (Path("docs/results/runs/claims_cpu"), "write_results.py", Path("docs/results.md"),
+    (Path("docs/results/runs/claims_cpu"), "results", Path("docs/results.md"),
      (("--pilots", Path("docs/results/runs/claims_cpu_pilot")),
       ("--pilots", Path("docs/results/runs/claim_a_cpu_pilot")), ("--plan", Path("docs/preregistration.md"))), True),
-    (Path("docs/results/runs/seed_repro_cpu"), "write_results.py", Path("docs/results_600_steps.md"), (), False),
-    (Path("docs/results/runs/encodings_cpu"), "write_encodings_results.py", Path("docs/encodings_results.md"),
+    (Path("docs/results/runs/seed_repro_cpu"), "results", Path("docs/results_600_steps.md"), (), False),
+    (Path("docs/results/runs/encodings_cpu"), "encodings", Path("docs/encodings_results.md"),
      (("--extrapolation", Path("docs/results/runs/length_extrapolation_cpu")),
       ("--published", Path("docs/results/runs/extrapolation_published_cpu"))), True),
 ]
@@ -30,8 +32,8 @@ def committed_files(runs: Path) -> list[Path]:
     return [f for f in (ROOT / runs).rglob("*") if f.is_file() and "report" not in f.relative_to(ROOT / runs).parts]
 
 
-@pytest.mark.parametrize("runs, script, page, more, readme", PAGES, ids=IDS)
-def test_the_page_counts_the_committed_runs_which_hold_small_files_only(runs, script, page, more, readme):
+@pytest.mark.parametrize("runs, command, page, more, readme", PAGES, ids=IDS)
+def test_the_page_counts_the_committed_runs_which_hold_small_files_only(runs, command, page, more, readme):
     text = (ROOT / page).read_text()
     for folder in [runs] + [folder for _, folder in more if (ROOT / folder).is_dir()]:   # not the plan's file
         files = committed_files(folder)
@@ -46,8 +48,8 @@ def test_the_page_counts_the_committed_runs_which_hold_small_files_only(runs, sc
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("runs, script, page, more, readme", PAGES, ids=IDS)
-def test_page_is_written_again_byte_for_byte_from_the_committed_runs(runs, script, page, more, readme, tmp_path):
+@pytest.mark.parametrize("runs, command, page, more, readme", PAGES, ids=IDS)
+def test_page_is_written_again_byte_for_byte_from_the_committed_runs(runs, command, page, more, readme, tmp_path):
     """With the sweep reports rebuilt from the runs' metrics.json, hypotheses and attention pictures (and the test
     sets read again from the corpus), the page and its pictures come out the same."""
     options = []
@@ -62,8 +64,8 @@ def test_page_is_written_again_byte_for_byte_from_the_committed_runs(runs, scrip
     shutil.copyfile(ROOT / "README.md", tmp_path / "README.md")  # its results blocks are the pages' numbers
     if readme:
         options += ["--readme", "README.md"]
-    written = subprocess.run([sys.executable, str(ROOT / "scripts" / script), str(runs), "--out", str(page), *options],
-                             cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    written = subprocess.run([sys.executable, "-m", "translate.study", command, str(runs), "--out", str(page), *options],
+                             cwd=tmp_path, capture_output=True, text=True, timeout=600, env=THIS_CHECKOUT)
     assert written.returncode == 0, written.stderr[-3000:]
     assert (tmp_path / page).read_text() == (ROOT / page).read_text()
     assert (tmp_path / "README.md").read_text() == (ROOT / "README.md").read_text()  # copied by code, not by hand
@@ -78,7 +80,7 @@ def test_the_readme_default_run_block_is_its_committed_metrics():
     """The default run's figures in the README are written from its committed metrics.json by code."""
     import json
 
-    from translate.analysis.sweep.readme_summary import default_run_block, first_command_lines, replace_block
+    from translate.study.pages.readme import default_run_block, first_command_lines, replace_block
 
     folder, loaded = Path("docs/results/runs/default_train"), "docs/results/runs/default_train_loaded"
     metrics = json.loads((ROOT / folder / "metrics.json").read_text())
@@ -91,7 +93,7 @@ def test_the_readme_default_run_block_is_its_committed_metrics():
 
 
 def test_the_busy_run_sentence_says_whether_the_model_and_scores_are_the_same():
-    from translate.analysis.sweep.readme_summary import loaded_run_lines
+    from translate.study.pages.readme import loaded_run_lines
 
     quiet = {"weights_sha256": "ab" * 32, "run_minutes": 19.5, "steps": 1500, "test_sets": {"test": {"bleu": 38.1}}}
     busy = {**quiet, "run_minutes": 61.25}

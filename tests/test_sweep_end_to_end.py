@@ -59,7 +59,7 @@ def test_sweep_resumes_then_reports(tmp_path, cache_dir):
     assert (sweep_dir / "report" / "bleu_by_length.png").exists()
 
     page = tmp_path / "docs" / "results.md"
-    written = subprocess.run([sys.executable, "scripts/write_results.py", str(sweep_dir), "--out", str(page)],
+    written = subprocess.run([sys.executable, "-m", "translate.study", "results", str(sweep_dir), "--out", str(page)],
                              cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert written.returncode == 0, written.stderr[-3000:]
     text = page.read_text()
@@ -77,6 +77,6 @@ def test_sweep_resumes_then_reports(tmp_path, cache_dir):
     shutil.rmtree(sweep_dir / "report")
     assert subprocess.run([sys.executable, "-m", "translate.report", str(sweep_dir), "--samples", "100"], cwd=ROOT,
                           capture_output=True, timeout=300).returncode == 0
-    again = subprocess.run([sys.executable, "scripts/write_results.py", str(sweep_dir), "--out", str(page)],
+    again = subprocess.run([sys.executable, "-m", "translate.study", "results", str(sweep_dir), "--out", str(page)],
                            cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert again.returncode == 0 and page.read_bytes() == first

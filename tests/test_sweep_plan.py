@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from translate.analysis.sweep.claims import no_pe_claim, zero_dims_claim
-from translate.analysis.sweep.controls import CONTROLS, check_control
+from translate.study.verdicts.claims import no_pe_claim, zero_dims_claim
+from translate.study.verdicts.controls import CONTROLS, check_control
 from translate.analysis.sweep.jobs import SweepError, find_jobs
 from translate.analysis.sweep.plan import planned_but_missing, planned_seeds, sweep_plan
 from translate.analysis.sweep.rules import pending
@@ -109,7 +109,7 @@ def test_claim_b_and_a_control_wait_for_their_planned_seeds_too():
 
 
 def test_the_page_names_a_pending_claim_apart_from_those_the_data_contradict():
-    from translate.analysis.sweep.results_page import undecided_lines
+    from translate.study.pages.results import undecided_lines
 
     early = zero_dims_claim([with_seeds(zero_dims(0.1, 0.3), 9, 11)], "test")
     short, long, decoy = two_groups(long_delta=-0.1)

@@ -8,7 +8,7 @@ Writes metrics.json (laid out as in translate/analysis/run/test_set_reports.py),
 <name>.hyp.txt per test set, by_length tables, a TensorBoard folder tb/ of its own (scores by length, the BLEU
 curve, attention maps, encoding pictures) and config.yaml: what the evaluation is, as a sweep report reads a job.
 An evaluation written into a sweep folder beside the jobs is reported with them; `ablation=zero_dims` there is the
-control "dims >= 400 zeroed at test time" of seed_repro (scripts/ablate_at_test.py).
+control "dims >= 400 zeroed at test time" of seed_repro (translate.study ablate-at-test).
 """
 from __future__ import annotations
 

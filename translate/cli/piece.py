@@ -1,6 +1,6 @@
 """`piece=K/N`: run one of N pieces of a sweep, jobs K, K+N, K+2N, ... of its job list (K from 1), and skip the
 others. Pieces let a long sweep run in short sessions (e.g. ~10-minute GPU calls): each piece trains its jobs to the
-end, scripts/collect_runs.py gathers their small files into one folder, and the report reads them together."""
+end, translate.study collect gathers their small files into one folder, and the report reads them together."""
 from __future__ import annotations
 
 import re

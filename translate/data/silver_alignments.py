@@ -9,7 +9,7 @@ nothing of a test set reaches a translation model). eflomal samples without a fi
 takes none): two alignments of the same pairs differ slightly (about 0.003 AER), which is why the first result is kept
 and reused. A comparison whose jobs train on different machines or in different sessions must score them against the
 same links: its links are pinned, committed in data/silver/ under the same name as in the cache, and read from there
-before the cache (scripts/pin_silver_alignments.py).
+before the cache (translate.study pin-alignments).
 """
 from __future__ import annotations
 

@@ -12,7 +12,7 @@ from typing import Optional
 
 from omegaconf import OmegaConf
 
-from translate.analysis.sweep.claims import Verdict, delta_interval, what_the_data_show
+from translate.study.verdicts.claims import Verdict, delta_interval, what_the_data_show
 from translate.analysis.sweep.tables import markdown_table
 from translate.io import atomic_write_text
 

@@ -1,12 +1,14 @@
-"""Controls that need no training: each finished job of a sweep that `--jobs` selects (default: sinusoidal PE used as
+"""Evaluate a sweep's finished jobs again with an ablation applied at test time.
+
+Controls that need no training: each finished job of a sweep that `--jobs` selects (default: sinusoidal PE used as
 is) is evaluated again with an ablation applied at test time, and the evaluation is written beside it as a job of
 the sweep, named <ablation>_at_test, which the sweep's report pairs with the job it came from.
 
-    python scripts/ablate_at_test.py SWEEP_DIR [--ablation zero_dims] [--jobs encoding=sinusoidal,ablation=none]
+    python -m translate.study ablate-at-test SWEEP_DIR [--ablation zero_dims] [--jobs encoding=sinusoidal,ablation=none]
                                      [OVERRIDE ...]
 
 For seed_repro this is the control "PE dims >= 400 zeroed at test time, in the model trained with them"
-(translate/analysis/sweep/controls.py). It reads each job's checkpoint, the one its test scores came from, so it
+(translate/study/verdicts/controls.py). It reads each job's checkpoint, the one its test scores came from, so it
 runs where the checkpoints are: on a GPU machine in the same call as the training (scripts/gpu_piece.sh does it when
 AT_TEST names the ablation). The evaluation always decodes and buckets as the job did (the comparison is paired);
 OVERRIDEs are translate.evaluate's for the rest, e.g. ablation.from=48 or device=cpu. A job evaluated already is
@@ -18,16 +20,15 @@ import argparse
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's package, whatever is installed
 
-from omegaconf import OmegaConf  # noqa: E402
+from omegaconf import OmegaConf
 
-from translate.analysis.sweep.aggregate import Baseline  # noqa: E402
-from translate.analysis.sweep.jobs import Job, SweepError, find_jobs  # noqa: E402
-from translate.assembly.compose import CONF_DIR, compose  # noqa: E402
-from translate.cli.evaluate import evaluate  # noqa: E402
-from translate.config import ConfigError  # noqa: E402
-from translate.training.checkpoint import CheckpointError  # noqa: E402
+from translate.analysis.sweep.aggregate import Baseline
+from translate.analysis.sweep.jobs import Job, SweepError, find_jobs
+from translate.assembly.compose import CONF_DIR, compose
+from translate.cli.evaluate import evaluate
+from translate.config import ConfigError
+from translate.training.checkpoint import CheckpointError
 
 
 def evaluation_folder(job: Job, ablation: str) -> Path:
@@ -51,14 +52,15 @@ def evaluate_with_ablation(job: Job, ablation: str, out: Path, overrides: list[s
     evaluate(cfg)                                                     # the job was
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("sweep_dir", type=Path)
     parser.add_argument("--ablation", default="zero_dims", help="a conf/ablation option (default: zero_dims)")
     parser.add_argument("--jobs", default="encoding=sinusoidal,ablation=none",
                         help="which jobs to evaluate, as translate.report's --baseline (default: %(default)s)")
     parser.add_argument("overrides", nargs="*", help="translate.evaluate overrides, e.g. ablation.from=48")
-    args = parser.parse_intermixed_args(argv)  # overrides may follow --ablation (gpu_piece.sh's AT_TEST)
+
+
+def run(args: argparse.Namespace) -> int:
     if not (Path(CONF_DIR) / "ablation" / f"{args.ablation}.yaml").exists():
         allowed = sorted(p.stem for p in (Path(CONF_DIR) / "ablation").glob("*.yaml") if p.stem != "none")
         print(f"error: --ablation {args.ablation!r} is not a conf/ablation option; allowed: {', '.join(allowed)}",
@@ -94,6 +96,3 @@ def main(argv: list[str] | None = None) -> int:
         print(f"no finished job in {args.sweep_dir} matches --jobs {args.jobs}", file=sys.stderr)
     return 1 if missing or not jobs else 0
 
-
-if __name__ == "__main__":
-    sys.exit(main())

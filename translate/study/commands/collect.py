@@ -1,8 +1,10 @@
-"""Copy a sweep's finished jobs without their checkpoints: everything the sweep report and the results page read
+"""Copy a sweep's finished jobs without their checkpoints, to commit.
+
+Copy a sweep's finished jobs without their checkpoints: everything the sweep report and the results page read
 (config.yaml, metrics.json, the hypotheses, the attention maps) and the train log. The TensorBoard log is cut down to
 the two cross-attention pictures the results page shows (the last of each; --whole-tb keeps the whole log).
 
-    python scripts/collect_runs.py sweeps/seed_repro_cpu docs/results/runs/seed_repro_cpu
+    python -m translate.study collect sweeps/seed_repro_cpu docs/results/runs/seed_repro_cpu
     bash scripts/gpu_piece.sh seed_repro 3/42     # on a lent GPU machine: a piece, collected and packed in one archive
 
 Collecting several pieces of one sweep (e.g. short GPU sessions, each running some of its jobs) into the same
@@ -18,12 +20,10 @@ import shutil
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's package, whatever is installed
-
-from translate.analysis.sweep.attention_images import (cross_attention_images, pick_examples,  # noqa: E402
+from translate.analysis.sweep.attention_images import (cross_attention_images, pick_examples,
                                                        write_attention_images)
-from translate.analysis.sweep.jobs import Job, SweepError, find_jobs  # noqa: E402
-from translate.io import write_folder_whole  # noqa: E402
+from translate.analysis.sweep.jobs import Job, SweepError, find_jobs
+from translate.io import write_folder_whole
 
 CHECKPOINT_SUFFIXES = (".pt", ".tmp")  # last.pt, best.pt, last.prev.pt and partial writes: large, not read by reports
 
@@ -60,15 +60,16 @@ def collect(sweep_dir: Path, jobs: list[Job], dest: Path, whole_tb: bool = False
     return copies
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("sweep_dir", type=Path, help="a sweep folder, e.g. sweeps/seed_repro_cpu")
     parser.add_argument("dest", type=Path, help="where the job folders go, e.g. docs/results/runs/seed_repro_cpu")
     parser.add_argument("--whole-tb", action="store_true", help="copy each job's whole TensorBoard log")
     parser.add_argument("--only", metavar="PATTERN", default=None,
                         help="the jobs whose folder name matches this shell pattern, e.g. '*_words1-9_*' (the claims' "
                              "short group, the baselines of the comparison against published results)")
-    args = parser.parse_args(argv)
+
+
+def run(args: argparse.Namespace) -> int:
     try:
         jobs = find_jobs(args.sweep_dir)
     except SweepError as error:
@@ -89,6 +90,3 @@ def main(argv: list[str] | None = None) -> int:
             print(f"left out (unfinished, no metrics.json): {job.path}")
     return 0
 
-
-if __name__ == "__main__":
-    sys.exit(main())

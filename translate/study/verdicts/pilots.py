@@ -4,7 +4,7 @@ The budget rule: the pilots of a comparison (seed 1 of each of its settings, con
 valid BLEU, on their own group's lengths, has not improved for `train.early_stop_patience` validations; each records
 the step of its best valid BLEU (`best_valid_step`). The comparison's budget is the largest of those steps: every job
 trains to it and is tested there, so that no Δ compares models scored at different points of their curves.
-scripts/start_from_pilots.py starts the runs from it; the results page shows it beside the jobs it set.
+translate.study pilots starts the runs from it; the results page shows it beside the jobs it set.
 """
 from __future__ import annotations
 

@@ -1,7 +1,9 @@
-"""Turn a seed_repro sweep into docs/results.md: its table, plots, a few attention maps and what the numbers say about
+"""Write docs/results.md (and the README's claims block) from a claims sweep.
+
+Turn a seed_repro sweep into docs/results.md: its table, plots, a few attention maps and what the numbers say about
 the source notes' three claims.
 
-    python scripts/write_results.py sweeps/seed_repro_cpu [--out docs/results.md] [--pilots PILOT_DIR ...]
+    python -m translate.study results sweeps/seed_repro_cpu [--out docs/results.md] [--pilots PILOT_DIR ...]
         [--readme README.md] [--plan docs/preregistration.md]
 
 The sweep's report (python -m translate.report SWEEP_DIR) is written first when it is missing.
@@ -9,16 +11,13 @@ The sweep's report (python -m translate.report SWEEP_DIR) is written first when 
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's package, whatever is installed
+from translate.study.commands.page_writing import write_page
+from translate.study.pages.results import write_results_page
 
-from translate.analysis.sweep.results_page import page_command, write_results_page  # noqa: E402
 
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("sweep_dir", type=Path, help="a seed_repro sweep folder, e.g. sweeps/seed_repro_cpu")
     parser.add_argument("--out", type=Path, default=Path("docs/results.md"),
                         help="the page to write; its pictures go to a folder of the same name (docs/results/)")
@@ -32,10 +31,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--plan", type=Path, default=None,
                         help="the analysis plan the verdicts follow (docs/preregistration.md): the page quotes its "
                              "history of the runs and its departures")
-    args = parser.parse_args(argv)
-    return page_command(lambda: write_results_page(args.sweep_dir, args.out, readme=args.readme,
+
+
+def run(args: argparse.Namespace) -> int:
+    return write_page(lambda: write_results_page(args.sweep_dir, args.out, readme=args.readme,
                                                    pilots=args.pilots, plan=args.plan))
 
-
-if __name__ == "__main__":
-    sys.exit(main())

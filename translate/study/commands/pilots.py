@@ -1,7 +1,9 @@
-"""Turn a comparison's pilots into the start of its runs: the step budget, and the seed-1 jobs started from the
+"""The step budget from a comparison's pilots; its seed-1 jobs started from their checkpoints.
+
+Turn a comparison's pilots into the start of its runs: the step budget, and the seed-1 jobs started from the
 pilots' checkpoints.
 
-    python scripts/start_from_pilots.py sweeps/claims_cpu_pilot sweeps/claims_cpu
+    python -m translate.study pilots sweeps/claims_cpu_pilot sweeps/claims_cpu
 
 The pilots (seed 1 of each setting, trained until valid BLEU stopped improving: conf/sweep/*_pilot.yaml) each
 recorded the step of their best valid BLEU (`best_valid_step` in metrics.json). The comparison's budget is the
@@ -18,10 +20,8 @@ import shutil
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's package, whatever is installed
-
-from translate.analysis.sweep.jobs import SweepError  # noqa: E402
-from translate.analysis.sweep.pilots import plateau_steps  # noqa: E402
+from translate.analysis.sweep.jobs import SweepError
+from translate.study.verdicts.pilots import plateau_steps
 
 
 def seed_from_pilots(pilot_dir: Path, sweep_dir: Path) -> int:
@@ -45,15 +45,17 @@ def seed_from_pilots(pilot_dir: Path, sweep_dir: Path) -> int:
     return budget
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("pilot_dir", type=Path, help="the pilots' sweep folder, e.g. sweeps/claims_cpu_pilot")
     parser.add_argument("sweep_dir", type=Path, nargs="?", help="the comparison's sweep folder, e.g. sweeps/claims_cpu")
     parser.add_argument("--budget-only", action="store_true",
                         help="print the budget only (a sweep trained like the pilots' comparison, other settings)")
-    args = parser.parse_args(argv)
+
+
+def run(args: argparse.Namespace) -> int:
     if args.sweep_dir is None and not args.budget_only:
-        parser.error("give the comparison's sweep folder, or --budget-only")
+        print("error: give the comparison's sweep folder, or --budget-only", file=sys.stderr)
+        return 2
     try:
         budget = (max(plateau_steps(args.pilot_dir).values()) if args.budget_only
                   else seed_from_pilots(args.pilot_dir, args.sweep_dir))
@@ -67,6 +69,3 @@ def main(argv: list[str] | None = None) -> int:
           f"ARGS=\"train.max_steps={budget}\"")
     return 0
 
-
-if __name__ == "__main__":
-    sys.exit(main())

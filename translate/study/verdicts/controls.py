@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from translate.analysis.sweep.claims import (Family, Verdict, cells, decides, delta_text, equivalence_text,
+from translate.study.verdicts.claims import (Family, Verdict, cells, decides, delta_text, equivalence_text,
                                              is_short_span, lengths_text, span_reading, where)
 from translate.analysis.sweep.rows import RowSetting, SpanRow
 from translate.analysis.sweep.rules import EXPLORATORY, MARGIN, MIN_BUCKET, exploratory, interim_text, pending

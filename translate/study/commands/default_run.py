@@ -1,12 +1,14 @@
-"""Commit `make train`'s run as the README's default-run figures: its small files (no checkpoints) go to
+"""Commit `make train`'s run as the README's default-run figures.
+
+Commit `make train`'s run as the README's default-run figures: its small files (no checkpoints) go to
 docs/results/runs/default_train/, and README.md's `default` block (and the `first` line beside the two commands) is
 written from its metrics.json. With --loaded,
 the same command run on busy cores goes to docs/results/runs/default_train_loaded/ and the block says whether it
 gave the same model (the weights' SHA-256 in each metrics.json) and how long it took.
 
-    python scripts/write_default_run.py runs/2026-11-25/13-00-00          # a finished run folder of `make train`
-    python scripts/write_default_run.py QUIET_RUN --loaded BUSY_RUN       # the same command, quiet and busy
-    python scripts/write_default_run.py docs/results/runs/default_train --readme README.md   # the block again
+    python -m translate.study default-run runs/2026-11-25/13-00-00          # a finished run folder of `make train`
+    python -m translate.study default-run QUIET_RUN --loaded BUSY_RUN       # the same command, quiet and busy
+    python -m translate.study default-run docs/results/runs/default_train --readme README.md   # the block again
 """
 from __future__ import annotations
 
@@ -15,7 +17,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from translate.analysis.sweep.readme_summary import default_run_block, first_command_lines, update_readme
+from translate.study.pages.readme import default_run_block, first_command_lines, update_readme
 
 DEST = Path("docs/results/runs/default_train")
 LOADED_DEST = Path("docs/results/runs/default_train_loaded")
@@ -36,14 +38,15 @@ def collect(run_dir: Path, dest: Path) -> None:
     staging.rename(dest)
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("run_dir", type=Path, help="a finished run folder of make train")
     parser.add_argument("--dest", type=Path, default=DEST)
     parser.add_argument("--loaded", type=Path, help="the same command's run folder from cores shared with other jobs")
     parser.add_argument("--loaded-dest", type=Path, default=LOADED_DEST)
     parser.add_argument("--readme", type=Path, default=Path("README.md"))
-    args = parser.parse_args(argv)
+
+
+def run(args: argparse.Namespace) -> int:
     for run_dir in filter(None, (args.run_dir, args.loaded)):
         if not (run_dir / "metrics.json").exists():
             print(f"error: {run_dir / 'metrics.json'} does not exist: expected a finished run folder", file=sys.stderr)
@@ -58,6 +61,3 @@ def main(argv: list[str] | None = None) -> int:
     print(f"wrote {args.dest} and the default block of {args.readme}")
     return 0
 
-
-if __name__ == "__main__":
-    sys.exit(main())

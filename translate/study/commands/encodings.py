@@ -1,8 +1,10 @@
-"""Turn an encodings sweep (and, if given, a length_extrapolation sweep) into docs/encodings_results.md: the
+"""Write docs/encodings_results.md (and the README's encodings block) from an encodings sweep.
+
+Turn an encodings sweep (and, if given, a length_extrapolation sweep) into docs/encodings_results.md: the
 encodings ranked by BLEU, BLEU per length bucket, the sweep reports' plots, and each encoding's rank per bucket when
 trained on short sentences only.
 
-    python scripts/write_encodings_results.py sweeps/encodings --extrapolation sweeps/length_extrapolation \\
+    python -m translate.study encodings sweeps/encodings --extrapolation sweeps/length_extrapolation \\
         [--published docs/results/runs/extrapolation_published_cpu] [--out docs/encodings_results.md]
 
 A sweep's report (python -m translate.report SWEEP_DIR) is written first when it is missing.
@@ -10,17 +12,13 @@ A sweep's report (python -m translate.report SWEEP_DIR) is written first when it
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's package, whatever is installed
-
-from translate.analysis.sweep.encodings_page import write_encodings_page  # noqa: E402
-from translate.analysis.sweep.results_page import page_command  # noqa: E402
+from translate.study.pages.encodings import write_encodings_page
+from translate.study.commands.page_writing import write_page
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("sweep_dir", type=Path, help="an encodings sweep folder, e.g. sweeps/encodings")
     parser.add_argument("--extrapolation", type=Path, default=None,
                         help="a length_extrapolation sweep folder, e.g. sweeps/length_extrapolation")
@@ -33,10 +31,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--readme", type=Path, default=None,
                         help="also rewrite this README's generated results block (make repro and make "
                              "encodings-page pass README.md)")
-    args = parser.parse_args(argv)
-    return page_command(lambda: write_encodings_page(args.sweep_dir, args.out, args.extrapolation, readme=args.readme,
+
+
+def run(args: argparse.Namespace) -> int:
+    return write_page(lambda: write_encodings_page(args.sweep_dir, args.out, args.extrapolation, readme=args.readme,
                                                           published_dir=args.published))
 
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,9 +1,11 @@
-"""Put a comparison's committed finished jobs back into its sweep folder, so that the sweep, run again in a fresh
+"""Put a comparison's committed finished jobs back into its sweep folder.
+
+Put a comparison's committed finished jobs back into its sweep folder, so that the sweep, run again in a fresh
 checkout (the next session, another machine), trains only the jobs still missing.
 
-    python scripts/restore_runs.py docs/results/runs/claims_cpu/claims_cpu sweeps/claims_cpu
+    python -m translate.study restore docs/results/runs/claims_cpu/claims_cpu sweeps/claims_cpu
 
-The reverse of scripts/collect_runs.py. Checkpoints are never committed, so a session's unfinished jobs are lost
+The reverse of `python -m translate.study collect`. Checkpoints are never committed, so a session's unfinished jobs are lost
 with it, and its finished ones live on as small files in docs/results/runs/. Restored there, a finished job is
 skipped by the rerun of its sweep ("already finished: no checkpoint is left"). A job folder already in the sweep
 folder (training, or finished here) is left as it is. A missing runs folder restores nothing: the first session of
@@ -13,14 +15,11 @@ from __future__ import annotations
 
 import argparse
 import shutil
-import sys
 from functools import partial
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's package, whatever is installed
-
-from translate.analysis.sweep.jobs import SweepError, find_jobs  # noqa: E402
-from translate.io import write_folder_whole  # noqa: E402
+from translate.analysis.sweep.jobs import SweepError, find_jobs
+from translate.io import write_folder_whole
 
 
 def restore(runs_dir: Path, sweep_dir: Path) -> list[Path]:
@@ -36,11 +35,12 @@ def restore(runs_dir: Path, sweep_dir: Path) -> list[Path]:
     return restored
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("runs_dir", type=Path, help="committed runs, e.g. docs/results/runs/claims_cpu/claims_cpu")
     parser.add_argument("sweep_dir", type=Path, help="the sweep folder they came from, e.g. sweeps/claims_cpu")
-    args = parser.parse_args(argv)
+
+
+def run(args: argparse.Namespace) -> int:
     if not args.runs_dir.is_dir():
         print(f"nothing to restore: {args.runs_dir} does not exist yet")
         return 0
@@ -53,6 +53,3 @@ def main(argv: list[str] | None = None) -> int:
           f"skips them")
     return 0
 
-
-if __name__ == "__main__":
-    sys.exit(main())
