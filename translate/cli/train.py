@@ -24,6 +24,7 @@ import torch
 from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig, OmegaConf
 
+from translate.assembly.compose import in_group_order
 from translate.assembly.schemas import register as register_schemas
 from translate.assembly.settings import typed, validate_config
 from translate.config import ConfigError
@@ -215,6 +216,7 @@ def outcome_text(metrics: dict, run_dir: str) -> str:
 
 
 if __name__ == "__main__":
+    sys.argv[1:] = in_group_order(sys.argv[1:])  # +debug=tiny applies last, wherever it stands
     check_overrides(CONF_DIR, "config", sys.argv[1:])  # first: a refused command leaves no run folder
     check_run_dir(sys.argv[1:])
     main()
