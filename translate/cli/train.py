@@ -38,6 +38,7 @@ from translate.training.checkpoint import (RESUME_RECORDS, CheckpointError, load
                                            weights_digest)
 from translate.cli.piece import in_piece
 from translate.cli.preflight import check_overrides, check_run_dir
+from translate.cli.run_folder import remove_made_folders
 from translate.io import WriteError, atomic_write_text, remove_partial_writes
 from translate.training.device import make_runtime
 from translate.training.config import TrainConfig
@@ -143,7 +144,8 @@ def take_back(run_dir: Path, log_file: str) -> None:
     try:
         run_dir.rmdir()
     except OSError:  # something else is in it: keep it
-        pass
+        return
+    remove_made_folders()  # runs/<date>/ and runs/ where this command made them and they are empty
 
 
 def log_to_file(level: int, message: str) -> None:
