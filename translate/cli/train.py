@@ -78,7 +78,8 @@ def run(cfg: DictConfig, run_dir: Path) -> dict:
     checkpoint = resume_from(settings.train.resume, run_dir)  # before the corpus: a bad checkpoint fails at once
     specs = settings.eval.specs
     data = prepare_data(settings.data, test_sets=specs)
-    silver = silver_reference(settings.report, data, cache_dir(settings.data))  # before training: a missing aligner fails now
+    silver = silver_reference(settings.report, data, cache_dir(settings.data), specs)  # before training: a missing
+    # aligner fails now
     report = partial(LengthReport, settings.report, probe_split=data.splits["test"])
     trainer = build_trainer(settings, data, runtime, run_dir, [report])
     if checkpoint:
@@ -100,7 +101,7 @@ def run(cfg: DictConfig, run_dir: Path) -> dict:
         if runtime.is_main:
             atomic_write_text(run_dir / "position_probe.md", probe_table(metrics["position_probe"]))
     metrics.update(corpus=settings.data.name, encoding=settings.encoding.name, ablation=settings.ablation.name,
-                   model=settings.model.name, **trainer.summary(),
+                   model=settings.model.name, corpus_dropped=data.corpus_dropped, **trainer.summary(),
                    checkpoint=str(tested), tested_step=tested_step,
                    weights_sha256=weights_digest(trainer.model.state_dict()),
                    run_minutes=round((time.perf_counter() - started) / 60, 2))
