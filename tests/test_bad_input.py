@@ -47,6 +47,14 @@ def test_tatoeba_bad_lines_are_skipped_and_counted(tmp_path, caplog):
     assert len(splits.train) + len(splits.valid) + len(splits.test) == 12
     assert Pair("Phrase 3.", "Sentence 3.") in splits.train + splits.valid + splits.test
     assert "dropped {'not 2 or 3 tab-separated columns': 2, 'empty side': 2, 'bad UTF-8': 1}" in caplog.text
+    assert splits.dropped == {"not 2 or 3 tab-separated columns": 2, "empty side": 2, "bad UTF-8": 1}  # metrics.json
+
+
+def test_a_runs_dropped_pairs_are_typed_in_metrics_and_older_runs_still_load():
+    from translate.analysis.run.metrics import RunMetrics
+
+    assert RunMetrics.read({"corpus_dropped": {"bad UTF-8": 3}}).corpus_dropped == {"bad UTF-8": 3}
+    assert RunMetrics.read({"bleu": 20.0, "steps": 10}).corpus_dropped == {}
 
 
 @pytest.mark.parametrize("content,message", [
@@ -97,6 +105,7 @@ def test_multi30k_bad_utf8_line_is_dropped_keeping_alignment(tmp_path, caplog):
         splits = Multi30k().load(str(folder))
     assert splits.train == [Pair("un chien", "a dog"), Pair("trois oiseaux", "three birds")]
     assert "'bad UTF-8': 3" in caplog.text  # one per split
+    assert splits.dropped == {"bad UTF-8": 3}
 
 
 def test_multi30k_line_separator_inside_a_line_keeps_alignment(tmp_path):

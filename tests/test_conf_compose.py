@@ -8,6 +8,7 @@ from hydra.errors import ConfigCompositionException
 from hydra.utils import instantiate
 
 from translate.assembly.components import Component
+from translate.assembly.compose import in_group_order
 from conftest import CONF_DIR, make_config
 from translate.assembly.settings import validate_config
 from translate.config import ConfigError
@@ -48,6 +49,24 @@ def test_every_debug_run_composes_validates_and_builds(option):
     settings = validate_config(cfg)
     assert settings.train.max_steps == 3
     assert isinstance(model_from_config(cfg, vocab_size=64, pad_id=0).encoding, PositionalEncoding)
+
+
+@pytest.mark.parametrize("sweep", ["encodings", "seeds"])
+def test_the_debug_run_wins_over_a_sweep_in_either_order(sweep):
+    """+debug=tiny with +sweep=...: the debug run's budget and model whichever comes first; a setting still wins."""
+    first, second = (make_config(*order) for order in ([f"+debug=tiny", f"+sweep={sweep}"],
+                                                       [f"+sweep={sweep}", "+debug=tiny"]))
+    assert first == second
+    assert (first.train.max_steps, first.model.name) == (20, "tiny")
+    assert make_config(f"+sweep={sweep}", "train.max_steps=7", "+debug=tiny").train.max_steps == 7
+
+
+def test_the_command_line_keeps_its_flags_where_they_were():
+    """The train command reorders its arguments the same way; a flag's value stays beside the flag."""
+    assert in_group_order(["+debug=tiny", "+sweep=encodings", "--cfg", "job"]) == [
+        "+sweep=encodings", "+debug=tiny", "--cfg", "job"]
+    assert in_group_order(["-m", "+debug=tiny", "model.d_model=32"]) == ["-m", "+debug=tiny", "model.d_model=32"]
+    assert in_group_order(["+debug=tiny", "--cfg", "job"]) == ["+debug=tiny", "--cfg", "job"]
 
 
 def test_every_encoding_has_a_name_matching_its_file():

@@ -17,6 +17,7 @@ from conftest import make_config
 from translate.assembly.fit import check_data_fits
 from translate.assembly.settings import validate_config
 from translate.config import ConfigError
+from translate.config.errors import from_composition
 from translate.data.cleaning import Pair
 from translate.data.pipeline import TokenizedSplit
 from translate.encodings.learned import Learned
@@ -72,6 +73,17 @@ def test_an_unknown_key_is_refused_when_the_config_is_composed():
     with pytest.raises(ConfigCompositionException) as caught:
         make_config("model=tiny", "train.max_step=10")
     assert "train.max_step" in f"{caught.value} {caught.value.__cause__}"
+
+
+@pytest.mark.parametrize("override,key,suggested", [("train.max_stepz=5", "train.max_stepz", "max_steps"),
+                                                     ("seeed=3", "seeed", "seed"),
+                                                     ("encoding.bse=3", "encoding.bse", "base")])
+def test_a_misspelt_key_gets_the_closest_settings(override, key, suggested):
+    """As a misspelt option does: 'did you mean max_steps?', for a typed section and an untyped one alike."""
+    with pytest.raises(ConfigCompositionException) as caught:
+        make_config("model=tiny", override)
+    message = str(from_composition(caught.value))
+    assert message.startswith(f"{key} is not a setting") and f"did you mean {suggested}" in message
 
 
 def test_a_section_without_its_schema_is_still_typed():

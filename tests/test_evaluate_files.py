@@ -109,3 +109,41 @@ def test_the_command_without_a_checkpoint_says_so_in_one_line(tmp_path):
     assert result.stderr.strip() == ("error: checkpoint is not given: expected checkpoint=PATH, the best.pt or "
                                      "last.pt of a run, e.g. python -m translate.evaluate "
                                      "checkpoint=runs/DATE/TIME/best.pt")
+
+
+def test_lines_that_cannot_be_scored_keep_their_place_and_are_named(checkpoint, own_files, tmp_path, caplog,
+                                                                     monkeypatch):
+    """Line i of the hypotheses is line i of the input; an undecodable or empty line gets an empty hypothesis, is
+    left out of the scores by the stated rule, and is named in the log with its file and line."""
+    from translate.analysis.run import test_set_reports
+
+    scored = test_set_reports.score_split
+    monkeypatch.setattr(test_set_reports, "score_split", lambda translator, split: (  # hypotheses one can place
+        scored(translator, split)[0], [f"hyp of {p.fr}" for p in split.pairs]))
+    fr, en = own_files[0].read_bytes().splitlines()[:3], own_files[1].read_bytes().splitlines()[:3]
+    (tmp_path / "l.fr").write_bytes(b"\n".join([b"Je suis all\xe9 \xe0 la gare.", fr[0], b"", fr[1], fr[2]]) + b"\n")
+    (tmp_path / "l.en").write_bytes(b"\n".join([b"I went to the station.", en[0], b"Nothing.", en[1], b"  "]) + b"\n")
+    files = f"[{{name: l, src: {tmp_path / 'l.fr'}, ref: {tmp_path / 'l.en'}}}]"
+    metrics, out = evaluate_cli.evaluate(make_config(f"checkpoint={checkpoint}", f"output_dir={tmp_path / 'o'}", *FAST,
+                                                     f"eval.test_sets={files}", config_name="evaluate"))
+    hyps = (out / "l.hyp.txt").read_text(encoding="utf-8").split("\n")[:-1]
+    assert hyps == ["", f"hyp of {fr[0].decode()}", "", f"hyp of {fr[1].decode()}", ""]
+    scores = metrics["test_sets"]["l"]
+    assert scores["sentences"] == 2 and scores["lines"]["not_scored"] == 3
+    assert [(s["file"].endswith(f), s["line"]) for s, f in zip(scores["lines"]["skipped_lines"],
+                                                                 ("l.fr", "l.fr", "l.en"))] == [(True, 1), (True, 3),
+                                                                                                (True, 5)]
+    logged = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    assert any("l.fr line 1: is not valid UTF-8" in m for m in logged) and any("l.fr line 3: empty" in m
+                                                                                for m in logged)
+    assert not any("alignment_error_rate" in m for m in logged)  # the default asks AER only where it can be had
+    printed = evaluate_cli.summary(metrics, out)
+    assert "(2 sentences; 3 of 5 lines not scored, each named above)" in printed[0]
+    assert printed[1].startswith("rule: a line whose French or English side is empty or not valid UTF-8")
+
+
+def test_a_file_that_is_not_text_is_an_error_naming_it(checkpoint, own_files, tmp_path):
+    (tmp_path / "image.fr").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\n" * 12)
+    files = f"[{{name: x, src: {tmp_path / 'image.fr'}, ref: {own_files[1]}}}]"
+    with pytest.raises(ValueError, match=r"image.fr is not a text file \(it holds NUL bytes\)"):
+        evaluate_cli.evaluate(evaluate_config(checkpoint, tmp_path / "o", f"eval.test_sets={files}"))

@@ -218,7 +218,7 @@ def test_plots_cover_every_test_set_and_draw_too_small_buckets_hollow(tmp_path):
     ax = fig.axes[0]
     hollow = [line for line in ax.lines if line.get_markerfacecolor() == "white"]
     assert len(hollow) == 1 and list(hollow[0].get_xdata()) == [2]          # the 12-sentence bucket alone
-    assert [t.get_text() for t in ax.get_xticklabels()][2].endswith("(n=12, too few)")
+    assert [t.get_text() for t in ax.get_xticklabels()][2].endswith("(n=12)\ntoo few")
 
 
 def test_no_learning_curve_without_recorded_validations(tmp_path):

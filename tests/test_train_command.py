@@ -5,6 +5,7 @@ the same budget says there is nothing to train."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -23,8 +24,9 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def train_command(*args: str, cwd: Path = REPO) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(REPO)}  # this checkout's package from any folder
     return subprocess.run([sys.executable, "-m", "translate.train", *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=600)
+                          timeout=600, env=env)
 
 
 def said(result: subprocess.CompletedProcess) -> list[str]:
@@ -87,7 +89,19 @@ def test_an_error_at_start_up_is_printed_once_and_leaves_no_run_folder(tmp_path)
     result = train_command("model=tiny", "ablation=zero_dims", f"hydra.run.dir={run_dir}")
     assert result.returncode == 2
     assert said(result) == [result.stderr.strip()] and result.stderr.startswith("error: ablation (translate.ablations")
-    assert not run_dir.exists()
+    assert list(tmp_path.iterdir()) == []  # runs/ too: the command made it
+
+
+def test_a_start_up_error_takes_back_the_dated_folder_and_keeps_what_was_there(tmp_path):
+    """The default run folder, runs/<date>/<time>: the command made <date>/ and takes it back; runs/ and an earlier
+    run in it stay."""
+    earlier = tmp_path / "runs" / "earlier"
+    earlier.mkdir(parents=True)
+    (earlier / "metrics.json").write_text("{}")
+    result = train_command(*TINY_RUN, "model.d_model=-1", cwd=tmp_path)
+    assert result.returncode == 2 and result.stderr.startswith("error: model.d_model=-1 is not allowed")
+    assert sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*")) == [
+        "runs", "runs/earlier", "runs/earlier/metrics.json"]
 
 
 def test_a_failing_run_keeps_a_folder_that_held_something_before(tmp_path):

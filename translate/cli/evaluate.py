@@ -32,7 +32,7 @@ from translate.config import ConfigError
 from translate.data.config import DataConfig
 from translate.data.pipeline import TokenizedSplit, cache_dir, prepare_data
 from translate.decoding.translator import DecodeSettings, Translator
-from translate.data.test_sets import TestSetSpec, parse_test_sets, test_set_pairs
+from translate.data.test_sets import NOT_SCORED_RULE, TestSetSpec, parse_test_sets, test_set_lines
 from translate.data.tokenizer import Tokenizer
 from translate.analysis.run.alignment_error import silver_reference
 from translate.analysis.run.report_split import log_pictures, probes_for, training_lengths, training_lengths_note
@@ -99,9 +99,9 @@ def file_test_sets(specs: list[TestSetSpec], tokenizer: Tokenizer, limit: Option
     `limit` (the checkpoint's data.test_limit) keeps the first N of each, as in training."""
     tested = {}
     for spec in specs:
-        pairs = test_set_pairs(spec, corpus=None, limit=limit)
+        pairs, lines = test_set_lines(spec, corpus=None, limit=limit)
         tested[spec.name] = TokenizedSplit(pairs, tokenizer.encode([p.fr for p in pairs]),
-                                           tokenizer.encode([p.en for p in pairs]))
+                                           tokenizer.encode([p.en for p in pairs]), lines)
     return tested
 
 
@@ -127,11 +127,15 @@ def evaluate(cfg: DictConfig) -> tuple[dict, Path]:
     check_data_fits(loaded.model.encoding, test_sets, decode)  # e.g. a learned table
     silver = None  # AER's silver word links; None when turned off
     if data is not None:
-        silver = silver_reference(report_settings, data, cache_dir(data_settings))
-    elif report_settings.alignment_error_rate:  # the links are aligned with the training corpus, not read here
-        log.warning("report.alignment_error_rate=true, but no AER here: its word links and the valid split that "
-                    "chooses its layer need the training corpus, which is not read when every test set is a pair of "
-                    "files; add a split test set to get AER, or set report.alignment_error_rate=false")
+        silver = silver_reference(report_settings, data, cache_dir(data_settings), specs)
+    elif any(not spec.kind.gold_links for spec in specs) and report_settings.aer_wanted:
+        # the silver links are aligned with the training corpus, which is not read here
+        why = ("no AER on files: its word links and the valid split that chooses its layer need the training corpus, "
+               "which is not read when every test set is a pair of files; add a split test set to get AER")
+        if report_settings.alignment_error_rate:  # asked for on the command line: say it loudly
+            log.warning("report.alignment_error_rate=true, but %s, or set report.alignment_error_rate=false", why)
+        else:
+            log.info("%s (report.alignment_error_rate=null: AER where it can be had)", why)
     translator = Translator(loaded.model, loaded.tokenizer, decode, device)
     out = output_dir(cfg, specs[0].name)
     writer = SummaryWriter(str(out / "tb"))  # a TensorBoard folder of its own
@@ -157,9 +161,21 @@ def main(cfg: DictConfig) -> None:
     except (ConfigError, CheckpointError, WriteError, ValueError, FileNotFoundError) as error:
         print(f"error: {error}", file=sys.stderr)
         sys.exit(2)
+    print("\n".join(summary(metrics, out)))
+
+
+def summary(metrics: dict, out: Path) -> list[str]:
+    """What the command prints: each test set's scores, the lines of a user's files not scored and the rule."""
+    printed = []
     for name, scores in metrics["test_sets"].items():
-        print(f"{name} BLEU {scores['bleu']:.2f}  chrF {scores['chrf']:.2f}  ({scores['sentences']} sentences)")
-    print(f"written: {out / 'metrics.json'}")
+        lines = scores.get("lines")
+        skipped = (f"; {lines['not_scored']} of {lines['lines']} lines not scored, each named above" if lines and
+                   lines["not_scored"] else "")
+        printed.append(f"{name} BLEU {scores['bleu']:.2f}  chrF {scores['chrf']:.2f}  ({scores['sentences']} "
+                       f"sentences{skipped})")
+    if any((scores.get("lines") or {}).get("not_scored") for scores in metrics["test_sets"].values()):
+        printed.append(f"rule: {NOT_SCORED_RULE}")
+    return printed + [f"written: {out / 'metrics.json'}"]
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ from hydra.errors import ConfigCompositionException
 from omegaconf.errors import OmegaConfBaseException
 
 from translate.cli.piece import parse_piece
+from translate.cli.run_folder import record_missing
 from translate.config.errors import ConfigError, from_composition, unknown_option
 from translate.io import WriteError, check_writable
 
@@ -73,6 +74,7 @@ def check_run_dir(argv: list[str]) -> None:
     folder = given[-1] if given else "runs"  # the default, runs/<date>/<time>, lies under runs/
     if "${" in folder or any(a.startswith("-") for a in argv):
         return  # interpolated, a sweep (-m) or a Hydra flag (--help, --cfg): Hydra resolves it or writes nothing
+    record_missing(Path(folder) / "run")  # check_writable makes it: a run that fails at start-up takes it back
     try:
         check_writable(Path(folder), "hydra.run.dir")
     except WriteError as error:

@@ -24,6 +24,7 @@ import torch
 from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig, OmegaConf
 
+from translate.assembly.compose import in_group_order
 from translate.assembly.schemas import register as register_schemas
 from translate.assembly.settings import typed, validate_config
 from translate.config import ConfigError
@@ -37,6 +38,7 @@ from translate.training.checkpoint import (RESUME_RECORDS, CheckpointError, load
                                            weights_digest)
 from translate.cli.piece import in_piece
 from translate.cli.preflight import check_overrides, check_run_dir
+from translate.cli.run_folder import remove_made_folders
 from translate.io import WriteError, atomic_write_text, remove_partial_writes
 from translate.training.device import make_runtime
 from translate.training.config import TrainConfig
@@ -76,7 +78,8 @@ def run(cfg: DictConfig, run_dir: Path) -> dict:
     checkpoint = resume_from(settings.train.resume, run_dir)  # before the corpus: a bad checkpoint fails at once
     specs = settings.eval.specs
     data = prepare_data(settings.data, test_sets=specs)
-    silver = silver_reference(settings.report, data, cache_dir(settings.data))  # before training: a missing aligner fails now
+    silver = silver_reference(settings.report, data, cache_dir(settings.data), specs)  # before training: a missing
+    # aligner fails now
     report = partial(LengthReport, settings.report, probe_split=data.splits["test"])
     trainer = build_trainer(settings, data, runtime, run_dir, [report])
     if checkpoint:
@@ -98,7 +101,7 @@ def run(cfg: DictConfig, run_dir: Path) -> dict:
         if runtime.is_main:
             atomic_write_text(run_dir / "position_probe.md", probe_table(metrics["position_probe"]))
     metrics.update(corpus=settings.data.name, encoding=settings.encoding.name, ablation=settings.ablation.name,
-                   model=settings.model.name, **trainer.summary(),
+                   model=settings.model.name, corpus_dropped=data.corpus_dropped, **trainer.summary(),
                    checkpoint=str(tested), tested_step=tested_step,
                    weights_sha256=weights_digest(trainer.model.state_dict()),
                    run_minutes=round((time.perf_counter() - started) / 60, 2))
@@ -142,7 +145,8 @@ def take_back(run_dir: Path, log_file: str) -> None:
     try:
         run_dir.rmdir()
     except OSError:  # something else is in it: keep it
-        pass
+        return
+    remove_made_folders()  # runs/<date>/ and runs/ where this command made them and they are empty
 
 
 def log_to_file(level: int, message: str) -> None:
@@ -215,6 +219,7 @@ def outcome_text(metrics: dict, run_dir: str) -> str:
 
 
 if __name__ == "__main__":
+    sys.argv[1:] = in_group_order(sys.argv[1:])  # +debug=tiny applies last, wherever it stands
     check_overrides(CONF_DIR, "config", sys.argv[1:])  # first: a refused command leaves no run folder
     check_run_dir(sys.argv[1:])
     main()

@@ -16,7 +16,7 @@ import sys
 from dataclasses import dataclass, field
 
 from translate.assembly.trained import LoadedModel, load_model
-from translate.data.cleaning import normalise
+from translate.data.cleaning import NOT_UTF8, decode_utf8, normalise
 from translate.decoding.length import longest_source_fitting
 from translate.decoding.translator import DecodeSettings, Translator
 from translate.training.checkpoint import CheckpointError
@@ -51,11 +51,11 @@ def parse_args(argv=None) -> argparse.Namespace:
 
 
 def decode_line(raw: bytes, number: int, warnings: list[str]) -> str:
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError:
-        warnings.append(f"warning: input line {number} is not valid UTF-8; undecodable bytes were replaced by U+FFFD")
+    text = decode_utf8(raw)
+    if text is None:  # translated all the same: a user at a terminal gets every line back
+        warnings.append(f"warning: input line {number} {NOT_UTF8}; undecodable bytes were replaced by U+FFFD")
         return raw.decode("utf-8", errors="replace")
+    return text
 
 
 def read_inputs(args: argparse.Namespace, warnings: list[str]) -> list[str]:

@@ -23,9 +23,22 @@ def not_allowed(key: str, value: Any, allowed: str) -> ConfigError:
 
 def unknown_option(group: str, name: str, options: Sequence[str]) -> ConfigError:
     """`group=name` names no file of conf/<group>/: the closest names first, then every option."""
-    closest = difflib.get_close_matches(name, options, n=3, cutoff=0.5)
-    hint = f"did you mean {' or '.join(closest)}? " if closest else ""
+    hint = did_you_mean(name, options)
     return ConfigError(f"{group}={name!r} is not allowed: {hint}expected one of conf/{group}/: {', '.join(options)}")
+
+
+def did_you_mean(name: str, names: Sequence[str]) -> str:
+    """'did you mean a or b? ' for the names closest to a misspelt one; '' when none is close."""
+    closest = difflib.get_close_matches(name, list(names), n=3, cutoff=0.5)
+    return f"did you mean {' or '.join(closest)}? " if closest else ""
+
+
+def closest_keys(error: OmegaConfBaseException) -> str:
+    """For an unknown key: the settings beside it closest to its name ('did you mean max_steps? '), or ''."""
+    parent, name = getattr(error, "parent_node", None), getattr(error, "key", None)
+    if not isinstance(parent, DictConfig) or not isinstance(name, str):
+        return ""
+    return did_you_mean(name, [str(k) for k in parent.keys() if k != "hydra"])
 
 
 TYPE_NAMES = {"Integer": "an integer", "Float": "a number", "Boolean": "true or false", "String": "a string"}
@@ -40,12 +53,14 @@ def from_omegaconf(error: OmegaConfBaseException, section: str = "") -> ConfigEr
     message = str(getattr(error, "msg", None) or error).splitlines()[0]
     if isinstance(error, MissingMandatoryValue):
         return ConfigError(f"{key} is not set (???); give it a value")
-    if isinstance(error, ConfigKeyError) or " not in '" in message:
+    if isinstance(error, ConfigKeyError) or " not in '" in message or "is not in struct" in message:
+        hint = closest_keys(error)
         if "." not in key:
-            return ConfigError(f"{key} is not a setting of the config: {message} (a typo? the top-level settings are "
-                               f"in conf/config.yaml, for translate.evaluate in conf/evaluate.yaml)")
+            return ConfigError(f"{key} is not a setting of the config: {hint}{message} (a typo? the top-level "
+                               f"settings are in conf/config.yaml, for translate.evaluate in conf/evaluate.yaml)")
         group = key.rsplit(".", 1)[0]
-        return ConfigError(f"{key} is not a setting of {group}: {message} (a typo? see conf/{group.split('.')[0]}/)")
+        return ConfigError(f"{key} is not a setting of {group}: {hint}{message} (a typo? see "
+                           f"conf/{group.split('.')[0]}/)")
     if isinstance(error, ValidationError) and "is not a valid bool" in message:
         return not_allowed(key, getattr(error, "value", None), "true or false")
     if isinstance(error, ValidationError) and "could not be converted to" in message:

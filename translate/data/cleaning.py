@@ -28,6 +28,18 @@ class DropCounts:
             log.info("%s: dropped %s", what, dict(self.reasons))
 
 
+NOT_UTF8 = "is not valid UTF-8"   # the words every reader uses for such a line
+
+
+def decode_utf8(raw: bytes) -> Optional[str]:
+    """A line's text, or None when its bytes are not UTF-8: the one rule of the readers of users' text (the files
+    of translate.evaluate, translate.translate's input), each deciding what such a line then gets."""
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
 def normalise(text: str) -> str:
     """Unicode NFC, surrounding whitespace stripped, inner runs of whitespace collapsed. Case kept."""
     return " ".join(unicodedata.normalize("NFC", text).split())

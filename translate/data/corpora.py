@@ -40,6 +40,7 @@ class Splits:
     test: list[Pair]
     long_test: list[Pair] = field(default_factory=list)    # real long pairs no run trains on (long_reserve.py)
     long_valid: list[Pair] = field(default_factory=list)
+    dropped: dict[str, int] = field(default_factory=dict)  # pairs of the corpus files left out, by reason
 
     def check_not_empty(self, corpus: str) -> None:
         for name in ("train", "valid", "test"):
@@ -141,6 +142,7 @@ class Tatoeba:
             log.info("long test %d pairs, long valid %d pairs (reserved from train; %d short pairs of their "
                      "components dropped)", len(reserve.long_test), len(reserve.long_valid), reserve.dropped_short)
         splits.check_not_empty(self.name)
+        splits.dropped = dict(drops.reasons)
         return splits
 
 
@@ -214,6 +216,7 @@ class Multi30k:
         splits = Splits(*(self.read_split(folder, self.split_names[s], drops) for s in ("train", "valid", "test")))
         drops.log(str(folder))
         splits.check_not_empty(self.name)
+        splits.dropped = dict(drops.reasons)
         return splits
 
 
@@ -261,6 +264,6 @@ class HuggingFace:
             rows = split["translation"]
             splits[ours] = clean_pairs(((r.get("fr", ""), r.get("en", "")) for r in rows), drops, self.max_words)
         drops.log(self.dataset)
-        result = Splits(**splits)
+        result = Splits(**splits, dropped=dict(drops.reasons))
         result.check_not_empty(self.name)
         return result

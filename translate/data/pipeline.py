@@ -1,6 +1,7 @@
 """corpus -> cleaned splits -> SentencePiece -> tokenized splits (cached as Arrow via `datasets`)."""
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import logging
 import os
@@ -16,7 +17,7 @@ from translate.data.cleaning import Pair, filter_lengths
 from translate.data.config import DataConfig
 from translate.data.corpora import CorpusError, Splits
 from translate.data.locate import REPO_ROOT
-from translate.data.test_sets import TestSetSpec, test_set_pairs
+from translate.data.test_sets import LineMap, TestSetSpec, test_set_lines
 from translate.data.tokenizer import Tokenizer, train_tokenizer
 
 log = logging.getLogger(__name__)
@@ -29,6 +30,7 @@ class TokenizedSplit:
     pairs: list[Pair]
     src: list[list[int]]   # French ids, no specials
     tgt: list[list[int]]   # English ids, no specials
+    lines: Optional[LineMap] = None   # a pair of files: the input line of each pair and the lines not scored
 
     def __len__(self) -> int:
         return len(self.pairs)
@@ -43,6 +45,7 @@ class PreparedData:
     tokenizer: Tokenizer
     splits: dict[str, TokenizedSplit]
     test_sets: dict[str, TokenizedSplit] = field(default_factory=dict)  # eval.test_sets by name, primary first
+    corpus_dropped: dict[str, int] = field(default_factory=dict)  # pairs of the corpus files left out, by reason
 
 
 def cache_dir(data: DataConfig) -> Path:
@@ -174,6 +177,7 @@ def prepare_data(data: DataConfig, tokenizer: Optional[Tokenizer] = None,
     tokenized = {name: tokenize_split(getattr(splits, name), tokenizer, root, name) for name in SPLITS}
     tested = {}
     for spec in test_sets or [TestSetSpec("test", split="test")]:
-        pairs = test_set_pairs(spec, corpus, data.test_limit)
-        tested[spec.name] = tokenize_split(pairs, tokenizer, root, "test")  # keyed by texts: the same split is shared
-    return PreparedData(tokenizer, tokenized, tested)
+        pairs, lines = test_set_lines(spec, corpus, data.test_limit)
+        tested[spec.name] = dataclasses.replace(tokenize_split(pairs, tokenizer, root, "test"), lines=lines)  # keyed
+        # by texts: the same split is shared
+    return PreparedData(tokenizer, tokenized, tested, corpus.dropped)

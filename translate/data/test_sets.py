@@ -12,6 +12,7 @@ The first entry is the primary one: its scores are also the top-level scores of 
 """
 from __future__ import annotations
 
+import logging
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,8 +21,8 @@ from typing import Optional
 from omegaconf import DictConfig, ListConfig, OmegaConf
 
 from translate.config import ConfigError
-from translate.data.cleaning import DropCounts, Pair, clean_pairs
-from translate.data.corpora import CorpusError, Splits, decode_pairs, read_byte_lines
+from translate.data.cleaning import NOT_UTF8, Pair, decode_utf8, normalise
+from translate.data.corpora import CorpusError, Splits, read_byte_lines
 from translate.data.gold_alignments import GoldPair, read_gold
 from translate.data.locate import candidate_dirs
 from translate.data.long_concat import build_long_concat
@@ -30,6 +31,7 @@ SPLITS = ("train", "valid", "test", "long_test", "long_valid")
 EVAL_SPLITS = ("valid", "test", "long_test", "long_valid")   # long_concat is never built from train
 LONG_SPLITS = ("long_test", "long_valid")   # the reserved real long sentences (translate/data/long_reserve.py)
 NAME = re.compile(r"^[A-Za-z0-9_.-]+$")  # it names files and TensorBoard tags
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -109,7 +111,7 @@ class FilePair(TestSetKind):
                                   f".gz)")
 
     def pairs(self, spec: TestSetSpec, corpus: Splits) -> list[Pair]:
-        return read_file_pair(spec)
+        return read_file_pair(spec)[0]
 
 
 class LongConcat(TestSetKind):
@@ -226,19 +228,105 @@ def locate_file(path: str, spec: TestSetSpec, side: str) -> Path:
                       f"path, or set TRANSLATE_DATA_DIR to a folder holding {path}.")
 
 
-def read_file_pair(spec: TestSetSpec) -> list[Pair]:
+# What a line of a user's files gets when it cannot be scored: stated in the log, metrics.json and the summary.
+NOT_SCORED_RULE = ("a line whose French or English side is empty or not valid UTF-8 gets an empty hypothesis line "
+                   "and is left out of the scores")
+
+
+@dataclass(frozen=True)
+class SkippedLine:
+    file: str
+    line: int    # from 1
+    why: str
+
+
+@dataclass
+class LineMap:
+    """Where the pairs of a pair of files came from, so that line i of the hypotheses is line i of the input."""
+
+    lines: int               # lines of each file
+    scored: list[int]        # the line (from 0) of each pair, in order
+    skipped: list[SkippedLine]
+
+    def spread(self, hyps: list[str]) -> list[str]:
+        """One hypothesis per input line: the scored ones in their place, an empty line for every other."""
+        out = [""] * self.lines
+        for line, hyp in zip(self.scored, hyps):
+            out[line] = hyp
+        return out
+
+    def first(self, n: Optional[int]) -> "LineMap":
+        """The map of the first n pairs (data.test_limit), up to the line of the last of them."""
+        if not n or n >= len(self.scored):
+            return self
+        end = self.scored[n - 1] + 1
+        return LineMap(end, self.scored[:n], [s for s in self.skipped if s.line <= end])
+
+    def summary(self) -> dict:
+        """What metrics.json records of it."""
+        return {"lines": self.lines, "not_scored": len(self.skipped), "rule": NOT_SCORED_RULE,
+                "skipped_lines": [{"file": s.file, "line": s.line, "why": s.why} for s in self.skipped]}
+
+
+def line_problem(fr: Optional[str], en: Optional[str], fr_raw: bytes, en_raw: bytes) -> Optional[tuple[int, str]]:
+    """(side, why) of the first side of a line pair that cannot be scored (0: French, 1: English), or None."""
+    for side, (text, raw) in enumerate(((fr, fr_raw), (en, en_raw))):
+        if text is None:
+            return side, f"{NOT_UTF8} ({raw[:40]!r})"
+        if not normalise(text):
+            return side, "empty" if not text else "blank (only whitespace)"
+    return None
+
+
+def check_text(path: Path, raw: list[bytes]) -> None:
+    """A file that is not text (NUL bytes: an archive, an image, UTF-16) cannot be scored: CorpusError naming it."""
+    if any(b"\x00" in line for line in raw):
+        raise CorpusError(f"{path} is not a text file (it holds NUL bytes); expected UTF-8 plain text or .gz, one "
+                          f"sentence per line")
+
+
+def read_file_pair(spec: TestSetSpec) -> tuple[list[Pair], LineMap]:
+    """The pairs of a pair of line-aligned files and where each came from; every line pair that cannot be scored is
+    named in the log (file, line, why) and gets an empty hypothesis (NOT_SCORED_RULE)."""
     src, ref = locate_file(spec.src, spec, "src"), locate_file(spec.ref, spec, "ref")
     fr_lines, en_lines = read_byte_lines(src), read_byte_lines(ref)
+    check_text(src, fr_lines)
+    check_text(ref, en_lines)
     if len(fr_lines) != len(en_lines):
         raise CorpusError(f"{spec.key} ({spec.name}): {src} has {len(fr_lines)} lines but {ref} has "
                           f"{len(en_lines)}; the files must be line-aligned")
-    return clean_pairs(decode_pairs(fr_lines, en_lines, DropCounts()), DropCounts())
+    pairs, scored, skipped = [], [], []
+    for i, (fr_raw, en_raw) in enumerate(zip(fr_lines, en_lines)):
+        fr, en = decode_utf8(fr_raw), decode_utf8(en_raw)
+        problem = line_problem(fr, en, fr_raw, en_raw)
+        if problem is None:
+            pairs.append(Pair(normalise(fr), normalise(en)))
+            scored.append(i)
+        else:
+            skipped.append(SkippedLine(str((src, ref)[problem[0]]), i + 1, problem[1]))
+    for s in skipped:
+        log.warning("%s line %d: %s; not scored, its hypothesis line is empty", s.file, s.line, s.why)
+    if skipped:
+        log.warning("%s: %d of %d lines not scored (%s)", spec.name, len(skipped), len(fr_lines), NOT_SCORED_RULE)
+    return pairs, LineMap(len(fr_lines), scored, skipped)
+
+
+def test_set_lines(spec: TestSetSpec, corpus: Splits, limit: Optional[int] = None
+                   ) -> tuple[list[Pair], Optional[LineMap]]:
+    """The pairs of one test set and, for a pair of files, where each came from (None for the other kinds)."""
+    if isinstance(spec.kind, FilePair):
+        pairs, lines = read_file_pair(spec)
+        lines = lines.first(limit)
+    else:
+        pairs, lines = spec.kind.pairs(spec, corpus), None
+    if not pairs:
+        raise CorpusError(f"{spec.key} ({spec.name}, {spec.source}) holds no sentence pair" +
+                          (f" that can be scored ({len(lines.skipped)} of {lines.lines} lines skipped: "
+                           f"{NOT_SCORED_RULE})" if lines is not None and lines.skipped else ""))
+    return pairs[: limit or None], lines
 
 
 def test_set_pairs(spec: TestSetSpec, corpus: Splits, limit: Optional[int] = None) -> list[Pair]:
     """The pairs of one test set; `corpus` is the run's corpus before any limit; `limit` (data.test_limit) keeps
     the first N of every test set."""
-    pairs = spec.kind.pairs(spec, corpus)
-    if not pairs:
-        raise CorpusError(f"{spec.key} ({spec.name}, {spec.source}) holds no sentence pair")
-    return pairs[: limit or None]
+    return test_set_lines(spec, corpus, limit)[0]

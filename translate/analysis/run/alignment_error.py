@@ -42,16 +42,19 @@ def aligned_groups(data: PreparedData) -> tuple[list[Pair], list[list[Pair]]]:
     return data.splits["train"].pairs, [data.splits["valid"].pairs] + [s.pairs for s in data.test_sets.values()]
 
 
-def silver_reference(settings: ReportSettings, data: PreparedData, cache_dir: Path) -> Optional[SilverReference]:
+def silver_reference(settings: ReportSettings, data: PreparedData, cache_dir: Path,
+                     specs: Optional[list[TestSetSpec]] = None) -> Optional[SilverReference]:
     """Align the valid split and every test set (aligner trained on the run's train split plus them), or None when
-    the setting is off. A missing aligner is an error naming the setting, never a silent skip."""
-    if not settings.alignment_error_rate:
+    the setting is off or no test set of `specs` would read the links (every one has human links of its own). A missing aligner
+    is an error naming the setting, never a silent skip."""
+    if not settings.aer_wanted or (specs is not None and all(spec.kind.gold_links for spec in specs)):
         return None
     valid, names = data.splits["valid"], list(data.test_sets)
     try:
         links = silver_alignments(*aligned_groups(data), cache_dir)
     except AlignerMissing as error:
-        raise ConfigError(f"{SETTING}=true needs silver word links: {error}; or set {SETTING}=false to report "
+        raise ConfigError(f"{SETTING}={settings.alignment_error_rate} needs silver word links: {error}; or set "
+                          f"{SETTING}=false to report "
                           f"without AER") from None
     return SilverReference(valid, links[0], dict(zip(names, links[1:])))
 

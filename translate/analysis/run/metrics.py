@@ -97,11 +97,15 @@ class TestSetScores:
     source: str = ""                        # what it was made from, e.g. "long_concat of split test (synthetic)"
     long_lengths: bool = False              # built to hold long sentences (long_test, long_concat)
     by_length: Optional[LengthReport] = None
+    # a pair of files: the lines (from 1) not scored, whose hypothesis lines are empty (test_sets.NOT_SCORED_RULE)
+    not_scored_lines: list[int] = field(default_factory=list)
 
     @classmethod
     def read(cls, name: str, data: dict) -> "TestSetScores":
-        return cls(name, data.get("bleu"), data.get("chrf"), data.get("sentences"), str(data.get("source") or ""), bool(data.get("long_lengths")),
-                   LengthReport.read(data.get("by_length")))
+        skipped = (data.get("lines") or {}).get("skipped_lines") or []
+        return cls(name, data.get("bleu"), data.get("chrf"), data.get("sentences"), str(data.get("source") or ""),
+                   bool(data.get("long_lengths")), LengthReport.read(data.get("by_length")),
+                   sorted({int(s["line"]) for s in skipped}))
 
 
 @dataclass
@@ -120,6 +124,9 @@ class RunMetrics:
     target_tokens_per_s: Optional[float] = None
     train_minutes: Optional[float] = None
     device: str = ""                         # "NVIDIA H200, fp32", "CPU, fp32"; "" in runs from before it was kept
+    # pairs of the training corpus files left out when it was read, by reason ({"bad UTF-8": 3, "empty side": 12});
+    # {} when none was, and in runs from before it was kept
+    corpus_dropped: dict[str, int] = field(default_factory=dict)
 
     @classmethod
     def read(cls, data: dict) -> "RunMetrics":
@@ -134,7 +141,8 @@ class RunMetrics:
         return cls(test_sets, primary, data.get("steps"), data.get("tested_step"), data.get("step"),
                    str(data.get("checkpoint") or ""), data.get("valid_curve") or [], data.get("best_valid_step"),
                    data.get("parameters"),
-                   data.get("target_tokens_per_s"), data.get("train_minutes"), str(data.get("device") or ""))
+                   data.get("target_tokens_per_s"), data.get("train_minutes"), str(data.get("device") or ""),
+                   dict(data.get("corpus_dropped") or {}))
 
     @property
     def primary(self) -> Optional[TestSetScores]:

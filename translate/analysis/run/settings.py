@@ -34,8 +34,14 @@ class ReportSettings(Checked):
     images: List[str] = setting(Rule(lambda v: all(i in IMAGES for i in v), f"a list drawn from {list(IMAGES)}"),
                                 factory=lambda: list(IMAGES))
     # AER of cross-attention against silver word links (eflomal, cached), layer and threshold chosen on the valid
-    # split; false: not computed (no aligner run)
-    alignment_error_rate: bool = setting(Rule(lambda v: isinstance(v, bool), "true or false"), default=True)
+    # split (a test set with human links: against them); null: wherever it can be had (training always; evaluate
+    # when it reads the training corpus); true: asked for, a warning where it cannot be had; false: not computed
+    alignment_error_rate: Optional[bool] = setting(Rule(lambda v: isinstance(v, bool), "true, false or null"),
+                                                   default=None, optional=True)
+
+    @property
+    def aer_wanted(self) -> bool:
+        return self.alignment_error_rate is not False
     # positions shown in the encoding pictures
     encoding_positions: int = setting(at_least(1), default=128)
     # at the end of training: a linear probe of token position on each layer's states, over the first N valid

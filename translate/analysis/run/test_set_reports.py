@@ -40,11 +40,14 @@ def score_test_sets(settings: ReportSettings, translator: Translator, specs: lis
         split = test_sets[spec.name]
         metrics, hyps = score_split(translator, split)
         file_name = "by_length.md" if k == 0 else f"by_length.{spec.name}.md"
-        aer = (None if choice is None else gold_reading(translator, spec, split) if spec.kind.gold_links else
-               SentenceAer(choice, translator.tokenizer, split, silver.test_links[spec.name]))
+        aer = (gold_reading(translator, spec, split) if spec.kind.gold_links and settings.aer_wanted else
+               SentenceAer(choice, translator.tokenizer, split, silver.test_links[spec.name]) if choice else None)
         metrics["by_length"] = report_split(settings, translator, split, hyps, out_dir, writer, step, note,
                                             spec.name, file_name, aer)
         metrics["source"] = spec.source
+        if split.lines is not None:  # a pair of files: its lines, and those not scored
+            metrics["lines"] = split.lines.summary()
+            hyps = split.lines.spread(hyps)  # line i of the hypotheses for line i of the input
         metrics["long_lengths"] = spec.long_lengths  # built to hold long sentences (the sweep's length curve reads it)
         per_set[spec.name], all_hyps[spec.name] = metrics, hyps
         if writer is not None and out_dir is not None:

@@ -156,7 +156,10 @@ class Job:
         path = self.path / f"{test_set or self.metrics.test_set}.hyp.txt"
         if not path.exists():
             raise SweepError(f"{self.name}: {path.name} is missing though metrics.json is there")
-        return path.read_text(encoding="utf-8").splitlines()
+        lines = path.read_text(encoding="utf-8").splitlines()
+        scores = self.metrics.test_sets.get(test_set or self.metrics.test_set)
+        skipped = set(scores.not_scored_lines) if scores else set()  # empty lines kept in place for the user
+        return [hyp for number, hyp in enumerate(lines, 1) if number not in skipped]
 
 
 def read_job(path: Path, sweep_dir: Path) -> Job:

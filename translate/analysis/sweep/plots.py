@@ -52,20 +52,40 @@ def series_styles(labels) -> dict[str, dict]:
             for i, label in enumerate(sorted(set(labels)))}
 
 
+LEGEND_ROW_INCHES = 0.19
+
+
+def legend_columns(labels, width: float) -> int:
+    """As many columns as `width` inches hold: an entry is its line sample and its label (about 0.056 inches a
+    character at the legend's font size 7)."""
+    labels = list(labels)
+    entry = 0.65 + 0.056 * max((len(str(label)) for label in labels), default=0)
+    return max(1, min(len(labels), int(width // entry)))
+
+
 def legend_outside(fig: Figure, axes) -> None:
-    """One legend for the whole figure, right of the panels: inside a panel 26 entries would hide the lines."""
+    """One legend for the whole figure, under the panels in as many columns as their width holds: inside a panel 26
+    entries would hide the lines, beside them it would take half the width."""
     handles = {}
     for ax in axes:
         for handle, label in zip(*ax.get_legend_handles_labels()):
             handles.setdefault(label, handle)
     if handles:
-        fig.legend(handles.values(), handles.keys(), loc="outside right upper", fontsize=7,
-                   ncols=1 if len(handles) <= 16 else 2)
+        fig.legend(handles.values(), handles.keys(), loc="outside lower center", fontsize=7,
+                   ncols=legend_columns(handles, fig.get_figwidth()))
 
 
-def figure_width(panels: int, lines: int) -> float:
-    """Inches: 5.5 a panel, plus room for the legend's one or two columns."""
-    return 5.5 * panels + (1.8 if lines <= 16 else 3.4)
+def figure_width(panels: int) -> float:
+    """Inches: 5.5 a panel, at least 6 (the legend is under the panels)."""
+    return max(6.0, 5.5 * panels)
+
+
+def figure_size(panels: int, labels, plot_height: float = 4.2) -> tuple[float, float]:
+    """(width, height) in inches: the panels, plus the rows of the legend of `labels` under them."""
+    labels = sorted(set(labels))
+    width = figure_width(panels)
+    rows = -(-len(labels) // legend_columns(labels, width)) if labels else 0
+    return width, plot_height + (rows * LEGEND_ROW_INCHES + 0.25 if rows else 0.0)
 
 
 def line_plot(rows: list[ReportRow], value: Callable[[ReportRow], Score], ylabel: str) -> Optional[Figure]:
@@ -82,7 +102,7 @@ def line_plot(rows: list[ReportRow], value: Callable[[ReportRow], Score], ylabel
     groups = sorted({r.group for r in rows})
     pes = sorted({r.pe for r in rows})
     style = series_styles(pes)  # the same encoding looks the same in every panel
-    fig = Figure(figsize=(figure_width(len(groups), len(pes)), 4.2), layout="constrained")
+    fig = Figure(figsize=figure_size(len(groups), pes), layout="constrained")
     axes = fig.subplots(1, len(groups), squeeze=False, sharey=True)[0]
     for ax, group in zip(axes, groups):
         for pe in sorted({r.pe for r in rows if r.group == group}):
@@ -98,14 +118,24 @@ def line_plot(rows: list[ReportRow], value: Callable[[ReportRow], Score], ylabel
                 ax.plot(x, y, label=pe, **style[pe])
             mark_too_few(ax, [(position[r.bucket], value(r).value) for r in line if r.decides is False], style[pe])
         shade_training_lengths(ax, [r for r in rows if r.group == group], position)
-        ax.set_xticks(range(len(buckets)), [f"{b}\n(n={n}{'' if at not in too_few else ', too few'})"
-                                            for at, (b, n) in enumerate(buckets)], fontsize=8)
+        ax.set_xticks(range(len(buckets)), [tick_label(b, n, at in too_few) for at, (b, n) in enumerate(buckets)],
+                      fontsize=tick_font(len(buckets), ax.figure.get_figwidth() / len(groups)))
         ax.set_xlabel("source length (words)")
         ax.set_title(group or "all jobs", fontsize=10)
         ax.grid(alpha=0.3)
     axes[0].set_ylabel(ylabel)
     legend_outside(fig, axes)
     return fig
+
+
+def tick_label(bucket: str, sentences: int, too_few: bool) -> str:
+    """A bucket's name over its sentence count, 'too few' on a line of its own (side by side they overlap)."""
+    return f"{bucket}\n(n={sentences:,})" + ("\ntoo few" if too_few else "")
+
+
+def tick_font(buckets: int, panel_inches: float) -> float:
+    """Font size for a bucket's tick label so that `buckets` of them fit side by side in the panel."""
+    return max(5.0, min(8.0, 8.0 * panel_inches / (buckets * 0.62)))
 
 
 def mark_too_few(ax, points: list[tuple[int, float]], look: dict) -> None:
@@ -177,7 +207,7 @@ def length_curve(settings: list) -> Optional[Figure]:
         return None
     spans = sorted({span for span, _ in lines.values()})
     style = series_styles(lines)
-    fig = Figure(figsize=(figure_width(len(spans), len(lines)), 4.2), layout="constrained")
+    fig = Figure(figsize=figure_size(len(spans), lines), layout="constrained")
     axes = fig.subplots(1, len(spans), squeeze=False, sharey=True)[0]
     for ax, span in zip(axes, spans):
         for label, (line_span, points) in sorted(lines.items()):
@@ -187,7 +217,7 @@ def length_curve(settings: list) -> Optional[Figure]:
             low, _, high = span.rstrip("+").partition("-")
             ax.axvspan(int(low) - 0.5, int(high) + 0.5 if high else ax.get_xlim()[1], color="0.9", zorder=0)
         trained = f"trained on {span} words" if span != "all" else "trained on every length"
-        ax.set_title(f"{trained}; BLEU on {', '.join(sorted(test_sets[span]))}", fontsize=10)
+        ax.set_title(f"{trained};\nBLEU on {', '.join(sorted(test_sets[span]))}", fontsize=10)
         ax.set_xlabel("source length (words, bucket middle)")
         ax.grid(alpha=0.3)
     axes[0].set_ylabel("BLEU")
@@ -211,7 +241,7 @@ def learning_curves(settings: list) -> Optional[Figure]:
     """Valid BLEU against training step, one line per job (a setting keeps one look, its seeds one line each), so a
     reader sees whether the models converged. None when no job recorded a curve (metrics.json `valid_curve`)."""
     style = series_styles(s.label for s in settings)
-    fig = Figure(figsize=(figure_width(1, len(style)) + 1, 4.5), layout="constrained")
+    fig = Figure(figsize=figure_size(1, style, 4.5), layout="constrained")
     ax = fig.subplots()
     drawn = False
     for s in settings:
