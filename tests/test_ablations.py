@@ -292,6 +292,45 @@ def test_shuffle_trains_and_decodes_with_cache(encoding):
     assert outputs[0] == outputs[1]
 
 
+# -- randomized ---------------------------------------------------------------------------------------------------
+def test_randomized_positions_are_sorted_distinct_and_inside_the_range_in_training_only():
+    encoding = encoding_for("sinusoidal", "randomized", "ablation.max_length=12").train()
+    lengths = torch.tensor([9, 4, 6])
+    drawn = [encoding.sentence_positions(torch.arange(9), lengths, side) for side in ("encoder", "decoder")] * 20
+    for positions in drawn:
+        assert positions.shape == (3, 9)
+        assert bool((positions.diff(dim=1) > 0).all())  # increasing, hence distinct
+        assert int(positions.min()) >= 0 and int(positions.max()) < 12
+    assert len({tuple(p[0].tolist()) for p in drawn}) > 1  # drawn anew
+    assert int(torch.stack(drawn).max()) > 8  # beyond the plain 0..8
+    encoding.eval()
+    for side in ("encoder", "decoder"):
+        assert torch.equal(encoding.sentence_positions(torch.arange(9), lengths, side), torch.arange(9))
+
+
+def test_randomized_refuses_a_range_beyond_the_table_or_an_encoding_without_positions():
+    with pytest.raises(ConfigError, match=r"ablation.max_length=300 is not allowed: encoding Learned represents at "
+                                          r"most 256 positions"):
+        encoding_for("learned", "randomized", "ablation.max_length=300")
+    for name in ("none", "cope"):
+        with pytest.raises(ConfigError, match=r"reads no position ids, so there is nothing to randomize"):
+            encoding_for(name, "randomized")
+    encoding = encoding_for("rope", "randomized", "ablation.max_length=4").train()
+    with pytest.raises(ValueError, match=r"a training batch of 9 tokens needs 9 distinct positions"):
+        encoding.sentence_positions(torch.arange(9), torch.tensor([9]), "encoder")
+
+
+@pytest.mark.parametrize("encoding", ["learned", "rope", "alibi"])
+def test_randomized_positions_reach_the_encoding_in_training(encoding):
+    model = model_for(encoding, "randomized", "ablation.max_length=64").eval()
+    model.encoding.train()  # the positions of training, without dropout
+    src, tgt_in, _ = batch()
+    assert not torch.allclose(model(src, tgt_in), model(src, tgt_in))  # other positions drawn at every pass
+    model.eval()
+    plain = model_for(encoding).eval()
+    torch.testing.assert_close(model(src, tgt_in), plain(src, tgt_in))  # evaluation: 0..n-1, the plain model
+
+
 # -- freeze -------------------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("name", ["learned", "hierarchical", "floater"])
 def test_freeze_leaves_the_table_unchanged_by_an_optimiser_step(name):
@@ -319,8 +358,10 @@ def expected_refusal(ablation: str, encoding: PositionalEncoding) -> bool:
     from translate.encodings.base import AbsoluteEncoding
 
     has_table = isinstance(encoding, AbsoluteEncoding)
+    from translate.ablations.randomized import reads_positions
+
     return {"zero_dims": not has_table, "scale": not (has_table or has_additive_terms(encoding)),
-            "freeze": not list(encoding.parameters())}.get(ablation, False)
+            "freeze": not list(encoding.parameters()), "randomized": not reads_positions(encoding)}.get(ablation, False)
 
 
 @pytest.mark.parametrize("encoding", ENCODINGS)

@@ -14,6 +14,7 @@ from conftest import make_config
 from translate.decoding.search import greedy_search
 from translate.decoding.settings import DecodeSettings, SpecialIds
 from translate.encodings.base import NO_TERMS
+from translate.encodings.cope import CoPE, gated_counts
 from translate.encodings.alibi import ALiBi, alibi_slopes
 from translate.encodings.deberta import DeBERTa, log_bucket
 from translate.encodings.fire import Fire
@@ -36,9 +37,10 @@ PAD, BOS, EOS, VOCAB = 0, 2, 3, 40
 SPECIALS = SpecialIds(bos_id=BOS, eos_id=EOS, pad_id=PAD)
 GREEDY = DecodeSettings()
 ATTENTION_ENCODINGS = ["shaw", "nezha", "transformer_xl", "deberta", "tupe", "t5", "alibi", "kerple", "fire", "urpe",
-                       "rope", "xpos"]
-# Logits depend on the offset i - j only (TUPE adds an absolute correlation; FIRE only below its threshold L).
-OFFSET_ONLY = [name for name in ATTENTION_ENCODINGS if name != "tupe"]
+                       "rope", "xpos", "cope"]
+# Logits depend on the offset i - j only (TUPE adds an absolute correlation; FIRE only below its threshold L; CoPE
+# reads no position id at all: it counts gates on the context).
+OFFSET_ONLY = [name for name in ATTENTION_ENCODINGS if name not in ("tupe", "cope")]
 D, H = 32, 4
 DH = D // H
 
@@ -102,7 +104,8 @@ OPTIONS = [("shaw", "encoding.per_layer=false"), ("transformer_xl", "encoding.pe
            ("deberta", "encoding.relative_norm=layer_norm"), ("alibi", "encoding.direction=directional"),
            ("kerple", "encoding.direction=directional"), ("fire", "encoding.direction=directional"),
            ("xpos", "encoding.encoder_scaling=xpos"), ("xpos", "encoding.scale_base=16.0"),
-           ("urpe", "encoding.toeplitz=bucketed")]
+           ("urpe", "encoding.toeplitz=bucketed"), ("alibi", "encoding.biased_heads=2"),
+           ("cope", "encoding.direction=directional"), ("cope", "encoding.per_layer=false")]
 
 
 @pytest.mark.parametrize("name,override", OPTIONS)
@@ -210,6 +213,8 @@ def test_no_encoding_leaves_the_encoder_permutation_equivariant():
     ("deberta", "max_relative_positions", 3), ("tupe", "relative_bias", "sometimes"),
     ("shaw", "per_layer", "yes"), ("transformer_xl", "per_layer", 2), ("deberta", "p2c_delta", "ij"),
     ("deberta", "relative_norm", "rms"), ("alibi", "direction", "left"), ("fire", "direction", "both"),
+    ("alibi", "biased_heads", 5), ("cope", "npos_max", 1), ("cope", "init", "ones"), ("rope", "scaling", "linear"),
+    ("rope", "scaling_factor", 0.5),
 ])
 def test_a_bad_hyperparameter_names_key_and_value(name, key, value):
     with pytest.raises(ValueError, match=f"encoding.{key}={value!r}".replace("(", r"\(")):
@@ -494,6 +499,20 @@ def test_alibi_bias_is_minus_slope_times_distance():
     assert not list(encoding.parameters())
 
 
+def test_partial_alibi_leaves_the_unbiased_heads_as_no_pe():
+    """x-transformers' alibi_num_heads: heads 0..n-1 get the slopes ALiBi gives n heads, the others equal no PE's."""
+    partial = ALiBi(D, H, biased_heads=2, direction="directional")
+    torch.testing.assert_close(partial.slopes.view(-1), torch.tensor(alibi_slopes(2) + [0.0, 0.0]))
+    q, k, v = random_qkv(5, 5)
+    pos = torch.arange(5)
+    plain_out, plain_probs = attend(q, k, v, None, NO_TERMS, 0.0, need_weights=True)
+    for kind in ("encoder", "decoder"):
+        out, probs = attention(partial, kind, pos, pos, q, k, v)
+        torch.testing.assert_close(out[:, 2:], plain_out[:, 2:])
+        torch.testing.assert_close(probs[:, 2:], plain_probs[:, 2:])
+        assert not torch.allclose(out[:, :2], plain_out[:, :2], atol=1e-4)
+
+
 @pytest.mark.parametrize("variant", ["log", "power"])
 def test_kerple_bias_is_its_kernel(variant):
     encoding = Kerple(D, H, variant=variant)
@@ -715,3 +734,142 @@ def test_xpos_decays_decoder_logits_exponentially_with_the_offset():
     r_q, r_k = rotate(rope, "encoder", torch.arange(6), torch.arange(10), q, k)
     torch.testing.assert_close(e_q, r_q)
     torch.testing.assert_close(e_k, r_k)
+
+
+# -- RoPE scaled at test time ------------------------------------------------------------------------------------
+
+def scaled_rope(scaling: str, trained: int = 6, **kw) -> RoPE:
+    encoding = RoPE(D, H, scaling=scaling, **kw)
+    encoding.record_training_length(trained)
+    return encoding.eval()
+
+
+def rotated_at(encoding, lengths, steps):
+    """(q rotated, the positions the encoding gave) for sentences of these source lengths, `steps` positions each."""
+    positions = encoding.sentence_positions(torch.arange(steps), torch.tensor(lengths), "encoder")
+    x = torch.randn(len(lengths), H, steps, DH, generator=torch.Generator().manual_seed(3))
+    return rotate(encoding, "encoder", positions, positions, x, x)[0], x, positions
+
+
+@pytest.mark.parametrize("scaling", ["interpolation", "ntk", "yarn"])
+def test_rope_scaling_is_the_identity_inside_the_training_length(scaling):
+    encoding, plain = scaled_rope(scaling), RoPE(D, H)
+    rotated, x, positions = rotated_at(encoding, [6, 3], 6)  # no sentence longer than the trained 6 tokens
+    assert torch.equal(positions, torch.arange(6))
+    torch.testing.assert_close(rotated, rotate(plain, "encoder", positions, positions, x, x)[0], atol=0, rtol=0)
+    rotated, x, _ = rotated_at(encoding, [9, 4], 9)  # one longer sentence in the batch: the shorter one is untouched
+    torch.testing.assert_close(rotated[1], rotate(plain, "encoder", torch.arange(9), torch.arange(9), x, x)[0][1])
+    assert not torch.allclose(rotated[0], rotate(plain, "encoder", torch.arange(9), torch.arange(9), x, x)[0][0])
+    encoding.train()  # training never scales
+    assert torch.equal(encoding.sentence_positions(torch.arange(9), torch.tensor([9]), "encoder"), torch.arange(9))
+
+
+def test_rope_scaling_changes_the_frequencies_as_documented():
+    theta = 10000.0 ** (-torch.arange(0, DH, 2).float() / DH)  # (r/2,)
+    r, s, m = DH, 2.0, torch.arange(12).float()  # 12 source tokens, 6 trained: s = 12 / 6
+
+    def expected(frequencies, amplitude=1.0):
+        angle = m[:, None] * frequencies  # (T, r/2)
+        x = torch.randn(1, H, 12, DH, generator=torch.Generator().manual_seed(3))
+        even, odd = x[..., 0::2], x[..., 1::2]
+        return amplitude * torch.stack([even * angle.cos() - odd * angle.sin(),
+                                        even * angle.sin() + odd * angle.cos()], -1).flatten(-2)
+
+    interpolation = rotated_at(scaled_rope("interpolation"), [12], 12)[0]
+    torch.testing.assert_close(interpolation, expected(theta / s))  # every pair slowed by s
+    ntk = rotated_at(scaled_rope("ntk"), [12], 12)[0]
+    ntk_base = 10000.0 * s ** (r / (r - 2))
+    torch.testing.assert_close(ntk, expected(ntk_base ** (-torch.arange(0, DH, 2).float() / DH)), atol=1e-5, rtol=1e-5)
+    torch.testing.assert_close(ntk[..., :2], expected(theta)[..., :2])  # the fastest pair keeps its speed
+    trained = 64  # long enough that the fastest pairs turn more than β = 32 times... with a small β
+    yarn = rotated_at(scaled_rope("yarn", trained=trained, yarn_beta=4.0), [2 * trained], 12)[0]
+    turns = trained * theta / (2 * math.pi)
+    keep = ((turns - 1.0) / (4.0 - 1.0)).clamp(0, 1)
+    assert keep[0] == 1 and keep[-1] == 0  # the ramp's two ends both occur
+    torch.testing.assert_close(yarn, expected(theta * ((1 - keep) / s + keep), 0.1 * math.log(s) + 1))
+    fixed = rotated_at(scaled_rope("interpolation", scaling_factor=4.0), [12], 12)[0]
+    torch.testing.assert_close(fixed, expected(theta / 4.0))
+
+
+def test_rope_scaling_needs_the_training_length():
+    encoding = RoPE(D, H, scaling="yarn").eval()  # nothing recorded
+    with pytest.raises(ValueError, match=r"give encoding.trained_length=N"):
+        encoding.sentence_positions(torch.arange(4), torch.tensor([4]), "encoder")
+    given = RoPE(D, H, scaling="yarn", trained_length=3).eval()
+    assert given.sentence_positions(torch.arange(4), torch.tensor([4]), "encoder").is_complex()
+    with pytest.raises(ValueError, match=r"encoding.scaling='ntk' is not allowed"):
+        XPos(D, H, scaling="ntk")
+
+
+def test_rope_keeps_the_training_length_in_its_state_and_loads_older_states():
+    model = build("rope")
+    model.encoding.record_training_length(17)
+    state = model.state_dict()
+    assert int(state["encoding.trained_length"]) == 17
+    fresh = build("rope")
+    fresh.load_state_dict(state)
+    assert int(fresh.encoding.trained_length) == 17
+    del state["encoding.trained_length"]  # a checkpoint from before the length was recorded
+    build("rope").load_state_dict(state)
+
+
+@pytest.mark.parametrize("scaling", ["interpolation", "ntk", "yarn"])
+def test_scaled_rope_decodes_with_a_cache_as_without(scaling):
+    model = build("rope", f"encoding.scaling={scaling}", "encoding.trained_length=5", seed=1).eval()
+    assert model.encode(source_batch()).positions.is_complex()  # sentences of 4, 6, 8, 10 tokens: some scaled
+    check_cached_decoding(model, cross=True)
+
+
+def test_a_test_time_setting_is_given_to_the_checkpoints_encoding_only_where_its_class_allows_it():
+    from omegaconf import OmegaConf
+    from translate.assembly.trained import at_test_time
+    from translate.cli.evaluate import as_job_config, encoding_changes, output_dir
+    from translate.config import ConfigError
+
+    evaluation = make_config("checkpoint=runs/x/best.pt", "encoding.scaling=yarn", config_name="evaluate")
+    changes = encoding_changes(evaluation)
+    assert changes == {"scaling": "yarn"}
+    trained = make_config("encoding=rope")
+    assert at_test_time(trained.encoding, changes).scaling == "yarn" and trained.encoding.scaling == "none"
+    job = as_job_config(OmegaConf.create(OmegaConf.to_container(trained, resolve=True)), evaluation)
+    assert job.encoding.scaling == "yarn" and job.encoding.name == "rope_yarn_at_test"
+    assert output_dir(evaluation, "test").name == "eval-test-beam1-scaling_yarn"
+    with pytest.raises(ConfigError, match=r"encoding.scaling='yarn' cannot be changed at test time for encoding alibi"):
+        at_test_time(make_config("encoding=alibi").encoding, changes)
+
+
+# -- CoPE ---------------------------------------------------------------------------------------------------------
+
+def test_cope_counts_reduce_to_relative_positions_when_every_gate_is_one():
+    ones = torch.ones(1, 1, 5, 5)
+    i, j = torch.arange(5)[:, None], torch.arange(5)[None, :]
+    torch.testing.assert_close(gated_counts(ones, "encoder")[0, 0], ((i - j).abs() + 1).float())
+    decoder = gated_counts(torch.ones(1, 1, 2, 5), "decoder")[0, 0]  # the last two queries of five keys (a cache)
+    i = torch.arange(3, 5)[:, None]
+    torch.testing.assert_close(decoder.where(j <= i, torch.zeros(())), (i - j + 1).clamp(min=0).where(
+        j <= i, 0).float())
+    torch.testing.assert_close(gated_counts(ones, "cross")[0, 0], (j + 1).float().expand(5, 5))
+
+
+def test_cope_counts_are_sums_of_the_gates_between_key_and_query():
+    gates = torch.rand(2, H, 4, 6)  # four queries, the last four of six keys
+    counts = gated_counts(gates, "encoder")
+    for i in range(4):
+        c = i + 2
+        for j in range(6):
+            lo, hi = min(j, c), max(j, c)
+            torch.testing.assert_close(counts[..., i, j], gates[..., i, lo:hi + 1].sum(-1))
+
+
+def test_cope_adds_interpolated_count_embeddings_to_the_logits():
+    encoding = CoPE(D, H, npos_max=8, per_layer=False)
+    q, k, _ = random_qkv(5, 5)
+    pos = torch.arange(5)
+    logits = encoding.attention_terms("encoder", pos, pos).content_bias(q, k)
+    counts = gated_counts(torch.sigmoid(q @ k.transpose(-2, -1) / math.sqrt(DH)), "encoder")
+    table = encoding.tables["encoder"].copies[0].left
+    low, high = table[counts.floor().long()], table[counts.ceil().long()]  # (B, H, Tq, Tk, Dh)
+    w = (counts - counts.floor()).unsqueeze(-1)
+    expected = (q.unsqueeze(-2) * (low * (1 - w) + high * w)).sum(-1)
+    torch.testing.assert_close(logits, expected, atol=1e-5, rtol=1e-5)
+    assert counts.max() <= 5 and counts.min() > 0

@@ -24,6 +24,9 @@ class EncodingWrapper(PositionalEncoding):
     def use_layers(self, n_encoder_layers: int, n_decoder_layers: int) -> None:
         self.inner.use_layers(n_encoder_layers, n_decoder_layers)
 
+    def record_training_length(self, tokens: int) -> None:
+        self.inner.record_training_length(tokens)
+
     def sentence_positions(self, positions: Tensor, source_lengths: Tensor, side: str) -> Tensor:
         return self.inner.sentence_positions(positions, source_lengths, side)
 

@@ -51,6 +51,7 @@ def build_trainer(settings: RunSettings, data: PreparedData, runtime: Runtime, r
     model = build_model(settings.model, settings.encoding, settings.ablation, len(tokenizer),
                         tokenizer.pad_id).to(runtime.device)
     check_data_fits(model.encoding, {**data.splits, **data.test_sets}, settings.decode)
+    model.encoding.record_training_length(max(data.splits["train"].lengths()[0], default=0))  # into checkpoints
     use_flex_attention(model, train.flex_attention)
     use_packed_dropout(model, runtime.cpu_bf16)
     train_model = distributed.wrap_model(model, runtime)

@@ -8,7 +8,9 @@ Writes metrics.json (laid out as in translate/analysis/run/test_set_reports.py),
 <name>.hyp.txt per test set, by_length tables, a TensorBoard folder tb/ of its own (scores by length, the BLEU
 curve, attention maps, encoding pictures) and config.yaml: what the evaluation is, as a sweep report reads a job.
 An evaluation written into a sweep folder beside the jobs is reported with them; `ablation=zero_dims` there is the
-control "dims >= 400 zeroed at test time" of seed_repro (translate.study ablate-at-test).
+control "dims >= 400 zeroed at test time" of seed_repro (translate.study ablate-at-test). `encoding.KEY=VALUE` changes a
+setting of the checkpoint's encoding that changes no weight (`encoding.scaling=yarn` on a RoPE model: its test-time
+scaling beyond the training length); such an evaluation is named <encoding>_<values>_at_test.
 """
 from __future__ import annotations
 
@@ -70,10 +72,18 @@ def test_set_specs(cfg: DictConfig, run_config: DictConfig) -> list[TestSetSpec]
     return parse_test_sets(run_eval.test_sets, "eval.test_sets (of the checkpoint's config)")
 
 
+def encoding_changes(cfg: DictConfig) -> dict:
+    """The encoding settings given for this evaluation (`encoding.scaling=yarn`): those not null."""
+    node = cfg.get("encoding")
+    return {} if node is None else {k: v for k, v in OmegaConf.to_container(node, resolve=True).items()
+                                    if v is not None}
+
+
 def output_dir(cfg: DictConfig, primary: str) -> Path:
     if cfg.output_dir:
         return Path(cfg.output_dir)
-    return Path(cfg.checkpoint).parent / f"eval-{primary}-beam{cfg.decode.beam_size}"
+    changed = "".join(f"-{key}_{value}" for key, value in encoding_changes(cfg).items())  # -scaling_yarn
+    return Path(cfg.checkpoint).parent / f"eval-{primary}-beam{cfg.decode.beam_size}{changed}"
 
 
 def as_job_config(run_config: DictConfig, cfg: DictConfig) -> DictConfig:
@@ -90,6 +100,12 @@ def as_job_config(run_config: DictConfig, cfg: DictConfig) -> DictConfig:
     if ablates(cfg.get("ablation")):
         job.ablation = copy.deepcopy(cfg.ablation)
         job.ablation.name = f"{cfg.ablation.name}_at_test"
+    changes = encoding_changes(cfg)
+    if changes:  # e.g. rope_yarn_at_test: the same weights read another way, never taken for the model as trained
+        for key, value in changes.items():
+            OmegaConf.update(job, f"encoding.{key}", value, force_add=True)
+        job.encoding.name = "_".join([str(job.encoding.get("name", "encoding")), *map(str, changes.values()),
+                                      "at_test"])
     return job
 
 
@@ -112,7 +128,7 @@ def evaluate(cfg: DictConfig) -> tuple[dict, Path]:
     decode = typed(cfg, "decode", DecodeSettings)
     report_settings = typed(cfg, "report", ReportSettings)
     device = pick_device(cfg.device)
-    loaded = load_model(cfg.checkpoint, device)
+    loaded = load_model(cfg.checkpoint, device, encoding_changes(cfg))  # e.g. encoding.scaling=yarn
     specs = test_set_specs(cfg, loaded.config)
     apply_at_test_time(loaded.model, cfg.get("ablation"))  # e.g. ablation=zero_dims on a model trained without
     data_settings = typed(loaded.config, "data", DataConfig)  # as the checkpoint was trained

@@ -13,10 +13,15 @@ bidirectional attentions (encoder, and cross-attention when on):
 
 When H is not a power of two, the slopes of the nearest lower power of two are followed by every other slope of the
 next one (the paper's code). `max_slope_exponent` is the 8.
+
+`biased_heads` (x-transformers' `alibi_num_heads`): only the first n heads carry the bias, with the slopes ALiBi
+gives n heads (m_h = 2^(-8h/n)); the other H - n heads have slope 0, no bias: each is a NoPE head, free to attend
+by content alone. null (default): every head.
 """
 from __future__ import annotations
 
 import math
+from typing import Optional
 
 import torch
 from torch import Tensor
@@ -36,14 +41,19 @@ def alibi_slopes(n_heads: int, max_exponent: float = 8.0) -> list[float]:
 
 class ALiBi(AttentionEncoding):
     def __init__(self, d_model: int, n_heads: int, max_slope_exponent: float = 8.0, direction: str = "symmetric",
-                 **kw) -> None:
+                 biased_heads: Optional[int] = None, **kw) -> None:
         super().__init__(d_model, n_heads, **kw)
         check(isinstance(max_slope_exponent, (int, float)) and max_slope_exponent > 0, "max_slope_exponent",
               max_slope_exponent, "a number > 0")
+        biased = n_heads if biased_heads is None else biased_heads
+        check(isinstance(biased, int) and not isinstance(biased, bool) and 1 <= biased <= n_heads, "biased_heads",
+              biased_heads, f"null (every head) or an integer in [1, model.n_heads={n_heads}]")
         self.directional = bidirectional_kinds(self.kinds, direction)
-        slopes = torch.tensor(alibi_slopes(n_heads, float(max_slope_exponent)))
-        self.register_buffer("slopes", slopes.view(-1, 1, 1), persistent=False)  # (H, 1, 1)
-        self.register_buffer("right_slopes", slopes.flip(0).view(-1, 1, 1), persistent=False)  # m'_h
+        slopes = torch.tensor(alibi_slopes(biased, float(max_slope_exponent)))
+        unbiased = torch.zeros(n_heads - biased)
+        self.register_buffer("slopes", torch.cat([slopes, unbiased]).view(-1, 1, 1), persistent=False)  # (H, 1, 1)
+        self.register_buffer("right_slopes", torch.cat([slopes.flip(0), unbiased]).view(-1, 1, 1),
+                             persistent=False)  # m'_h
 
     def terms(self, kind: str, q_positions: Tensor, k_positions: Tensor) -> AttentionTerms:
         relative = offsets(q_positions, k_positions).unsqueeze(-3).float()  # (..., 1, Tq, Tk): j - i

@@ -83,6 +83,11 @@ class PositionalEncoding(nn.Module):
         """Called once by the model with its layer counts, before training: encodings with per-layer parameters
         create them here. The default has none."""
 
+    def record_training_length(self, tokens: int) -> None:
+        """Called once by the trainer with the longest source sentence of the training split, in tokens. An encoding
+        that behaves differently beyond it (RoPE's test-time `scaling`) keeps it in its state dict, so every
+        checkpoint records it. The default ignores it."""
+
     # -- the positions this encoding sees ---------------------------------------------------------------------------
     def sentence_positions(self, positions: Tensor, source_lengths: Tensor, side: str) -> Tensor:
         """Token indices (T,) of one side -> the positions passed to `embed` and `attention_terms`.

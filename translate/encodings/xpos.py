@@ -31,10 +31,12 @@ from translate.encodings.rope import RoPE
 
 class XPos(RoPE):
     ENCODER_SCALINGS = ("none", "xpos")
+    TEST_TIME_SETTINGS = ()  # RoPE's test-time scalings are not defined on xPos's decay
 
     def __init__(self, d_model: int, n_heads: int, base: float = 10000.0, rotary_fraction: float = 1.0,
                  scale_base: float = 512.0, gamma: float = 0.4, encoder_scaling: str = "none", **kw) -> None:
         super().__init__(d_model, n_heads, base, rotary_fraction, **kw)
+        check(self.scaling == "none", "scaling", self.scaling, "none (RoPE's scalings are not defined for xPos)")
         check(encoder_scaling in self.ENCODER_SCALINGS, "encoder_scaling", encoder_scaling,
               f"one of {list(self.ENCODER_SCALINGS)} (none: the rotation alone; xpos: the decoder's scaling)")
         self.scaled_kinds = ("decoder",) if encoder_scaling == "none" else self.kinds
