@@ -54,7 +54,7 @@ def test_every_debug_run_composes_validates_and_builds(option):
 @pytest.mark.parametrize("sweep", ["encodings", "seeds"])
 def test_the_debug_run_wins_over_a_sweep_in_either_order(sweep):
     """+debug=tiny with +sweep=...: the debug run's budget and model whichever comes first; a setting still wins."""
-    first, second = (make_config(*order) for order in ([f"+debug=tiny", f"+sweep={sweep}"],
+    first, second = (make_config(*order) for order in (["+debug=tiny", f"+sweep={sweep}"],
                                                        [f"+sweep={sweep}", "+debug=tiny"]))
     assert first == second
     assert (first.train.max_steps, first.model.name) == (20, "tiny")

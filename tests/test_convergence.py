@@ -11,7 +11,7 @@ from translate.analysis.run.convergence import valid_trend
 from translate.analysis.run.metrics import RunMetrics
 from translate.study.verdicts.claims import where
 from translate.analysis.sweep.rows import Convergence, ReportRow, SpanComparison, SpanDelta, SpanRow
-from translate.analysis.sweep.tables import CSV_COLUMNS
+from translate.analysis.sweep.report_files import CSV_COLUMNS
 
 
 def curve(bleu_at: dict[int, float]) -> list[list[float]]:

@@ -1,7 +1,7 @@
 """The forest plot draws every deciding Δ the verdicts hold, claims and controls, with the numbers the page shows."""
 from __future__ import annotations
 
-from test_report_aggregate_claims import alignment, span, two_groups, zero_dims
+from test_report_aggregate_claims import RULES, alignment, span, two_groups, zero_dims
 from translate.study.verdicts.claims import check_claims, delta_interval
 from translate.study.verdicts.controls import check_controls
 from translate.study.pages.forest import FOREST, forest_entries, write_forest
@@ -10,8 +10,8 @@ from translate.study.pages.forest import FOREST, forest_entries, write_forest
 def test_the_forest_holds_each_deciding_delta_of_the_claims_and_controls(tmp_path):
     spans = [zero_dims(0.1, 0.3)] + two_groups() + [
         span("low", "train words 1-9", "sinusoidal", "zero_low_dims", "test", 1, 9, -2.0, 0.5, seeds=1)]
-    verdicts = check_claims(spans, [alignment(0.05, 0.15, (0.10, 0.07, 0.13, 0.001))], "test")
-    controls = check_controls(spans, "test")
+    verdicts = check_claims(spans, [alignment(0.05, 0.15, (0.10, 0.07, 0.13, 0.001))], "test", RULES)
+    controls = check_controls(spans, "test", RULES)
     entries = forest_entries(verdicts + controls)
     labels = [label for label, _ in entries]
     assert labels == ["(a) short: `test`, trained on words 1-9", "(b) short: `test`, trained on words 1-9",

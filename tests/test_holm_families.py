@@ -7,7 +7,7 @@ import copy
 from translate.analysis.sweep.aggregate import adjust_for_many_tests
 from translate.analysis.sweep.rows import Comparison, Delta, ReportRow
 from translate.analysis.sweep.rules import verdict_word
-from translate.analysis.sweep.tables import comparison_cell
+from translate.analysis.sweep.cells import comparison_cell
 
 
 def row(test_set: str, seeds: int = 3, decides: bool = True, sentences: int = 500, **deltas: Delta) -> ReportRow:
@@ -40,7 +40,7 @@ def test_a_one_seed_comparison_is_never_starred_nor_worded_however_small_its_p()
     assert one.compared.bleu.holm is None and three.compared.bleu.holm == 0.0002   # a family of one: three seeds
     assert not comparison_cell(one.compared.bleu, True).endswith("*")
     assert comparison_cell(three.compared.bleu, True).endswith("*")
-    assert verdict_word(one.compared.bleu, True) == "one seed" and verdict_word(three.compared.bleu, True) == "worse"
+    assert verdict_word(one.compared.bleu, True, 1.0) == "one seed" and verdict_word(three.compared.bleu, True, 1.0) == "worse"
 
 
 def test_jobs_that_disagree_on_the_sweep_rules_are_refused_unless_the_rule_is_given():
@@ -69,6 +69,6 @@ def test_a_delta_without_spread_decides_nothing_and_says_so():
     from translate.study.verdicts.claims import INCONCLUSIVE, no_difference_word
 
     zero = Delta(0.0, 0.0, 0.0, 1.0, 0.0, 0.0, seeds=[0.0, 0.0, 0.0])
-    assert verdict_word(zero, True) == "no spread: decides nothing"
+    assert verdict_word(zero, True, 1.0) == "no spread: decides nothing"
     assert no_difference_word(zero, 1.0) == INCONCLUSIVE
-    assert verdict_word(Delta(0.1, -0.3, 0.5, 0.6, -0.2, 0.4, seeds=[0.1] * 3), True) == "about the same"
+    assert verdict_word(Delta(0.1, -0.3, 0.5, 0.6, -0.2, 0.4, seeds=[0.1] * 3), True, 1.0) == "about the same"

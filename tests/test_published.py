@@ -4,6 +4,8 @@ the report's words. Read from committed runs of the length-extrapolation sweep (
 the test split and on long_concat, whose sentences are all longer)."""
 from __future__ import annotations
 
+import json
+import re
 import shutil
 from pathlib import Path
 
@@ -12,9 +14,10 @@ import pytest
 from translate.analysis.sweep import build_report
 from translate.analysis.sweep.jobs import find_jobs
 from translate.study.verdicts.published import (direction, encoding_kinds, lead_ruled_out, length_gap,
-                                                length_reading, overfitting_shown, position_kind,
+                                                length_reading, overfitting_shown,
                                                 published_readme_lines, published_section, shortfall)
 from translate.analysis.sweep.rows import Comparison, Delta, ReportRow
+from translate.ablations.shuffle import ShuffledEncoding
 from translate.encodings.alibi import ALiBi
 from translate.encodings.learned import Learned
 from translate.encodings.none import NoEncoding
@@ -28,8 +31,10 @@ PICKED = ("sinusoidal", "t5", "rope", "learned", "none", "alibi")   # alibi stop
 
 
 def test_the_kind_of_an_encoding_is_the_contract_its_class_fulfils():
-    assert [position_kind(c) for c in (Sinusoidal, Learned, T5, ALiBi, RoPE, NoEncoding)] == [
+    assert [c.position_kind() for c in (Sinusoidal, Learned, T5, ALiBi, RoPE, NoEncoding)] == [
         "absolute", "absolute", "relative", "relative", "relative", "none"]
+    assert ShuffledEncoding(T5(64, 4)).kind() == "relative"   # an ablation keeps the kind of the encoding it wraps
+    assert Sinusoidal(64, 4).kind() == "absolute"
 
 
 @pytest.mark.parametrize("in_range, beyond, says", [
@@ -104,10 +109,19 @@ def section(tmp_path_factory):
     return report, published_section(report, find_jobs(folder), "runs"), find_jobs(folder)
 
 
-def test_kinds_come_from_the_classes_the_jobs_named():
-    kinds = encoding_kinds(find_jobs(RUNS))
+def test_kinds_come_from_metrics_json_and_older_runs_from_the_classes_they_named(tmp_path):
+    kinds = encoding_kinds(find_jobs(RUNS))   # committed before metrics.json kept the kind: read from the classes
     assert kinds["t5"] == kinds["shaw"] == kinds["alibi"] == "relative" and kinds["learned"] == "absolute"
     assert kinds["none"] == "none" and kinds["sinusoidal"] == "absolute"
+    for name, target in (("t5_none_seed1", "os.system"), ("learned_none_seed1", "translate.encodings.t5.T5")):
+        shutil.copytree(RUNS / name, tmp_path / name)
+        config = (tmp_path / name / "config.yaml").read_text()
+        (tmp_path / name / "config.yaml").write_text(re.sub(r"_target_: translate\.encodings\.\w+\.\w+",
+                                                            f"_target_: {target}", config, count=1))
+    metrics = json.loads((tmp_path / "learned_none_seed1" / "metrics.json").read_text())
+    (tmp_path / "learned_none_seed1" / "metrics.json").write_text(json.dumps({**metrics, "encoding_kind": "absolute"}))
+    # a recorded kind wins over the class the config names; a target outside translate.encodings is never imported
+    assert encoding_kinds(find_jobs(tmp_path)) == {"learned": "absolute"}
 
 
 def test_the_section_reads_trained_buckets_in_range_and_the_all_longer_test_set_beyond(section):

@@ -19,7 +19,8 @@ from translate.analysis.sweep.aggregate import Baseline
 from translate.analysis.run.bleu_by_length import length_ratio
 from translate.analysis.sweep.jobs import SweepError, find_jobs, group_settings
 from translate.analysis.sweep.rows import ReportRow
-from translate.analysis.sweep.tables import CSV_COLUMNS, devices
+from translate.analysis.sweep.report_files import CSV_COLUMNS
+from translate.analysis.sweep.cells import devices
 from translate.analysis.sweep.significance import Groups, SentenceStats, compare
 
 EDGES = ((1, 5), (6, 10), (11, 15), (16, 20), (21, None))
@@ -364,7 +365,7 @@ def test_every_row_and_span_says_whether_its_models_were_still_learning(sweep):
 def test_buckets_are_placed_against_the_training_lengths_on_both_sides(sweep):
     """The 11-17 group's 1-9 bucket is shorter than anything it trained on, not "beyond" it (extrapolation is the
     longer side); a bucket too small to decide shows Δ and its interval but no p."""
-    from translate.analysis.sweep.tables import LENGTH_LABELS, comparison_cell
+    from translate.analysis.sweep.cells import LENGTH_LABELS, comparison_cell
     rows = [ReportRow.read(r) for r in rows_of(sweep)]
     long_group = {r.bucket: r for r in rows if r.setting == "none, train words 11-17" and r.test_set == "test"}
     assert (long_group["1-5"].lengths, long_group["11-15"].lengths, long_group["16-20"].lengths,

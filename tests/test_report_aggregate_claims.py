@@ -14,11 +14,14 @@ import pytest
 from translate.analysis.run.metrics import LengthReport, TestSetScores
 from translate.study.verdicts.claims import check_claims, diagonal_claim, no_pe_claim, zero_dims_claim
 from translate.analysis.sweep.rows import AlignmentRow, Quantity, RowSetting, SpanComparison, SpanDelta, SpanRow
+from translate.analysis.sweep.rules import Rules
 from translate.analysis.sweep.significance import Groups, t_two_sided_p
 from translate.analysis.sweep.spans import alignment_rows
 
 SHORT_GROUP, LONG_GROUP = "train words 1-9", "train words 11-17"
 Z95, Z90 = 1.959964, 1.644854
+
+RULES = Rules(samples=1000, min_bucket=50, margin=1.0)   # the run's defaults, as a sweep of them is read
 
 
 def span(setting: str, group: str, encoding: str, ablation: str, test_set: str, low: int, high, delta: float,
@@ -54,42 +57,42 @@ def zero_dims_long(delta: float, se: float, test_set: str = "long_test") -> Span
 
 def test_claim_a_without_its_jobs_says_which_jobs_it_needs():
     """A page whose runs hold (b) and (c) only (claim (a)'s runs still to come) says what each half lacks."""
-    missing = zero_dims_claim(two_groups(), "test")
+    missing = zero_dims_claim(two_groups(), "test", RULES)
     assert missing.status == "not measured" and [h.word for h in missing.halves] == ["not run", "not run"]
     assert missing.details[0].startswith("long: not run (sinusoidal jobs with PE dimensions ≥ 400 zeroed")
     assert missing.details[1].startswith("short: not run")
 
 
 def test_claim_a_short_half_words_follow_the_intervals_and_its_long_half_is_not_run_until_it_is():
-    same = zero_dims_claim([zero_dims(0.1, 0.3)], "test")     # 90% [-0.39, +0.59]: inside ±1
+    same = zero_dims_claim([zero_dims(0.1, 0.3)], "test", RULES)     # 90% [-0.39, +0.59]: inside ±1
     assert [h.word for h in same.halves] == ["holds", "not run"]
     assert same.status == "inconclusive" and same.headline == "inconclusive (short half holds, long half not run)"
     assert "about the same: within ±1 BLEU (established ±0.59): holds" in same.details[0]
-    wide = zero_dims_claim([zero_dims(0.1, 1.2)], "test")
+    wide = zero_dims_claim([zero_dims(0.1, 1.2)], "test", RULES)
     assert wide.halves[0].word == "inconclusive" and wide.status == "inconclusive"
     assert "the data establish only ±2.07" in wide.details[0] and "±3.36 would be needed" in wide.details[0]
-    different = zero_dims_claim([zero_dims(-3.0, 0.4)], "test")   # 95% [-3.78, -2.22]: wholly beyond -1
+    different = zero_dims_claim([zero_dims(-3.0, 0.4)], "test", RULES)   # 95% [-3.78, -2.22]: wholly beyond -1
     assert different.halves[0].word == "contradicted" and different.status == "not supported as stated"
     assert "Holm-adjusted p < 0.05 over the 1 test of claim (a)" in different.family
-    beyond_the_margin_or_not = zero_dims_claim([zero_dims(-1.2, 0.3)], "test")   # 95% [-1.79, -0.61]
+    beyond_the_margin_or_not = zero_dims_claim([zero_dims(-1.2, 0.3)], "test", RULES)   # 95% [-1.79, -0.61]
     assert beyond_the_margin_or_not.halves[0].word == "inconclusive"   # shown different, not shown beyond ±1
-    both = zero_dims_claim([zero_dims(0.1, 0.3), zero_dims_long(-3.0, 0.4)], "test")
+    both = zero_dims_claim([zero_dims(0.1, 0.3), zero_dims_long(-3.0, 0.4)], "test", RULES)
     assert both.status == "supported" and [h.word for h in both.halves] == ["holds", "holds"]
-    costless = zero_dims_claim([zero_dims(0.1, 0.3), zero_dims_long(0.1, 0.3)], "test")   # long: about the same
+    costless = zero_dims_claim([zero_dims(0.1, 0.3), zero_dims_long(0.1, 0.3)], "test", RULES)   # long: about the same
     assert costless.halves[1].word == "contradicted" and costless.status == "not supported as stated"
-    elsewhere = zero_dims_claim([zero_dims(0.1, 0.3), zero_dims_long(-3.0, 0.4, "test")], "test")
+    elsewhere = zero_dims_claim([zero_dims(0.1, 0.3), zero_dims_long(-3.0, 0.4, "test")], "test", RULES)
     assert elsewhere.halves[1].word == "not run"   # the long half is read on the reserved long test set only
 
 
 def test_a_span_too_small_to_decide_decides_nothing():
     small = dataclasses.replace(zero_dims(-3.0, 0.4), sentences=4)
-    verdict = zero_dims_claim([small], "test", min_bucket=50)
+    verdict = zero_dims_claim([small], "test", RULES)
     assert verdict.status == "not measured" and "too few to decide" in verdict.details[0]
     assert "*" not in verdict.details[0].split("BLEU (")[1].split(";")[0] and verdict.family == ""
 
 
 def test_claim_b_reads_each_group_on_its_own_lengths_and_contrasts_the_groups_by_hand():
-    verdict = no_pe_claim(two_groups(), "test")
+    verdict = no_pe_claim(two_groups(), "test", RULES)
     contrast = -6.0 - (-0.2)
     se = math.sqrt(0.2 ** 2 + 0.5 ** 2)
     assert verdict.status == "supported", verdict.details
@@ -102,24 +105,24 @@ def test_claim_b_reads_each_group_on_its_own_lengths_and_contrasts_the_groups_by
 
 
 def test_claim_b_with_a_contradicted_half_is_not_supported_as_stated():
-    flat = no_pe_claim(two_groups(short_delta=-3.0, short_se=0.3, long_delta=-3.2, long_se=0.5), "test")
+    flat = no_pe_claim(two_groups(short_delta=-3.0, short_se=0.3, long_delta=-3.2, long_se=0.5), "test", RULES)
     assert [h.word for h in flat.halves] == ["contradicted", "inconclusive"]  # long worse, but no larger loss
     assert flat.status == "not supported as stated"
     assert flat.headline == "not supported as stated (short half contradicted, long half inconclusive)"
     assert "not shown that long sentences lose more" in flat.details[2]
     as_the_review_found = no_pe_claim(two_groups(short_delta=-4.37, short_se=0.8, long_delta=-8.9, long_se=0.6),
-                                      "test")
+                                      "test", RULES)
     assert as_the_review_found.status == "not supported as stated"   # never "partly supported"
-    none = no_pe_claim(two_groups(short_delta=0.0, long_delta=0.3, long_se=0.5), "test")
+    none = no_pe_claim(two_groups(short_delta=0.0, long_delta=0.3, long_se=0.5), "test", RULES)
     assert [h.word for h in none.halves] == ["holds", "inconclusive"] and none.status == "inconclusive"
-    same_long = no_pe_claim(two_groups(short_delta=0.0, long_delta=0.1, long_se=0.2), "test")
+    same_long = no_pe_claim(two_groups(short_delta=0.0, long_delta=0.1, long_se=0.2), "test", RULES)
     assert same_long.halves[1].word == "contradicted"   # the long half is shown about the same
-    unclear = no_pe_claim(two_groups(short_se=1.0), "test")
+    unclear = no_pe_claim(two_groups(short_se=1.0), "test", RULES)
     assert [h.word for h in unclear.halves] == ["inconclusive", "holds"] and unclear.status == "inconclusive"
 
 
 def test_claim_b_without_both_groups_is_not_measured():
-    assert no_pe_claim(two_groups()[:1], "test").status == "not measured"
+    assert no_pe_claim(two_groups()[:1], "test", RULES).status == "not measured"
 
 
 def alignment(gap_short: float, gap_long: float, interaction: tuple, metric: str = "aer") -> AlignmentRow:
@@ -135,18 +138,18 @@ def alignment(gap_short: float, gap_long: float, interaction: tuple, metric: str
 
 
 def test_claim_c_needs_the_gap_to_grow_with_length():
-    grows = diagonal_claim([alignment(0.05, 0.15, (0.10, 0.07, 0.13, 0.001))], "test")
+    grows = diagonal_claim([alignment(0.05, 0.15, (0.10, 0.07, 0.13, 0.001))], "test", RULES)
     assert grows.status == "supported"
     assert "AER (primary): no PE aligns worse on long sentences, the gap grows from short to long: holds" \
         in grows.details[0]
     assert "AER against silver links (lower is better)" in grows.details[0]
-    shrinks = diagonal_claim([alignment(0.15, 0.05, (-0.10, -0.13, -0.07, 0.001))], "test")
+    shrinks = diagonal_claim([alignment(0.15, 0.05, (-0.10, -0.13, -0.07, 0.001))], "test", RULES)
     assert shrinks.status == "inconclusive" and "the gap shrinks from short to long" in shrinks.details[0]
-    better = diagonal_claim([alignment(-0.05, -0.15, (-0.10, -0.13, -0.07, 0.001))], "test")
+    better = diagonal_claim([alignment(-0.05, -0.15, (-0.10, -0.13, -0.07, 0.001))], "test", RULES)
     assert better.status == "not supported as stated"   # no PE aligns better on long sentences: contradicted
-    no_gap = diagonal_claim([alignment(0.0, 0.0, (0.0, -0.02, 0.02, 1.0))], "test")
+    no_gap = diagonal_claim([alignment(0.0, 0.0, (0.0, -0.02, 0.02, 1.0))], "test", RULES)
     assert no_gap.status == "inconclusive"   # no margin for silver AER: "not shown" is not "the same"
-    flat = diagonal_claim([alignment(0.05, 0.06, (0.01, -0.01, 0.03, 0.3))], "test")
+    flat = diagonal_claim([alignment(0.05, 0.06, (0.01, -0.01, 0.03, 0.3))], "test", RULES)
     assert flat.status == "inconclusive" and "no change of the gap shown" in flat.details[0]
 
 
@@ -154,24 +157,24 @@ def test_claim_c_decides_on_aer_shows_every_metric_and_says_where_they_disagree(
     share = alignment(-0.1, -0.2, (-0.1, -0.12, -0.08, 0.001), "diagonal_share_normalised")
     tau = alignment(-0.1, -0.2, (-0.1, -0.12, -0.08, 0.001), "monotonicity")
     aer = alignment(0.0, 0.0, (0.0, -0.02, 0.02, 1.0))
-    verdict = diagonal_claim([share, aer, tau], "test")
+    verdict = diagonal_claim([share, aer, tau], "test", RULES)
     assert verdict.status == "inconclusive"  # read on AER
     line = verdict.details[0]
     assert line.index("AER against silver links") < line.index("normalised diagonal share") < line.index("Kendall τ")
     assert "diagonal share: no PE aligns worse on long sentences, the gap grows from short to long" in line
     assert "diagonal share, τ say otherwise" in line
     agree = diagonal_claim([alignment(0.05, 0.15, (0.10, 0.07, 0.13, 0.001)),
-                            alignment(-0.05, -0.15, (-0.10, -0.13, -0.07, 0.001), "monotonicity")], "test")
+                            alignment(-0.05, -0.15, (-0.10, -0.13, -0.07, 0.001), "monotonicity")], "test", RULES)
     assert agree.status == "supported" and "the metrics agree" in agree.details[0]
-    assert diagonal_claim([share], "test").status == "supported"   # no AER recorded: the share decides
+    assert diagonal_claim([share], "test", RULES).status == "supported"   # no AER recorded: the share decides
     elsewhere = dataclasses.replace(aer, test_set="multi30k")
-    two = diagonal_claim([share, aer, elsewhere], "test")
+    two = diagonal_claim([share, aer, elsewhere], "test", RULES)
     assert len(two.details) == 2 and two.details[1].startswith("`multi30k`")   # one line per test set
     assert two.details[0].count("AER against silver links") == 1
 
 
 def test_check_claims_gives_the_three_in_order():
-    verdicts = check_claims([zero_dims(0.1, 0.3)] + two_groups(), [], "test")
+    verdicts = check_claims([zero_dims(0.1, 0.3)] + two_groups(), [], "test", RULES)
     assert [v.claim[:3] for v in verdicts] == ["(a)", "(b)", "(c)"]
     assert [v.status for v in verdicts] == ["inconclusive", "supported", "not measured"]
 
@@ -206,8 +209,8 @@ def test_the_readme_gives_each_claim_a_short_table_of_its_halves_and_the_forest_
     with its 95% interval and word, a half without runs as "not run") and one sentence of what the data show."""
     from translate.study.pages.readme import claims_lines
 
-    b = no_pe_claim(two_groups(short_delta=-4.37, short_se=0.8, long_delta=-8.94, long_se=0.6), "test")
-    a = zero_dims_claim([zero_dims(0.1, 0.3), zero_dims(0.1, 0.3, "multi30k")], "test")
+    b = no_pe_claim(two_groups(short_delta=-4.37, short_se=0.8, long_delta=-8.94, long_se=0.6), "test", RULES)
+    a = zero_dims_claim([zero_dims(0.1, 0.3), zero_dims(0.1, 0.3, "multi30k")], "test", RULES)
     lines = claims_lines([a, b], "sweeps/x", "docs/results/forest.png")
     assert lines[2].startswith("![Every deciding Δ") and lines[2].endswith("(docs/results/forest.png)")
     text = "\n".join(lines)

@@ -3,7 +3,7 @@ fabricated report rows that can come out either way, then the results page of a 
 from __future__ import annotations
 
 from test_report_aggregate import SMALL_TEST, broken_long, make_job, perfect, references  # noqa: F401 (fixture)
-from test_report_aggregate_claims import SHORT_GROUP, alignment, span, two_groups
+from test_report_aggregate_claims import RULES, SHORT_GROUP, alignment, span, two_groups
 from translate.analysis.sweep import build_report
 from translate.study.verdicts.claims import Reference, diagonal_claim, no_pe_claim
 from translate.study.verdicts.controls import CONTROLS, check_controls, other_encodings
@@ -20,23 +20,23 @@ def control(ablation: str, delta: float, se: float, test_set: str = "test") -> S
 
 
 def test_no_control_jobs_no_control_verdicts():
-    assert check_controls(two_groups(), "test") == []
+    assert check_controls(two_groups(), "test", RULES) == []
 
 
 def test_the_positive_control_says_whether_a_retrained_model_shows_a_loss():
-    hurt, = check_controls([control("zero_low_dims", -6.0, 0.5)], "test")
+    hurt, = check_controls([control("zero_low_dims", -6.0, 0.5)], "test", RULES)
     assert hurt.status == "worse" and "zero_low_dims minus sinusoidal -6.00 [-6.98, -5.02] BLEU" in hurt.details[0]
     assert hurt.details[-1].startswith("Retrained without dims that carry position")
-    unseen, = check_controls([control("zero_low_dims", -1.0, 1.0)], "test")   # 90% [-2.64, +0.64]: not within ±1
+    unseen, = check_controls([control("zero_low_dims", -1.0, 1.0)], "test", RULES)   # 90% [-2.64, +0.64]: not within ±1
     assert unseen.status == "not shown to be worse"
     assert unseen.details[-1] == ("On `test` the loss is neither shown nor ruled out (too few sentences or seeds): "
                                   "there a loss like it may go unseen by (a) too.")
-    made_up, = check_controls([control("zero_low_dims", -0.1, 0.2)], "test")   # 90% [-0.43, +0.23]: within ±1
+    made_up, = check_controls([control("zero_low_dims", -0.1, 0.2)], "test", RULES)   # 90% [-0.43, +0.23]: within ±1
     assert made_up.status == "not shown to be worse" and "(about the same: within ±1 BLEU)" in made_up.details[0]
     assert made_up.details[-1].startswith("On `test` a retrained model made up for the lost dims (about the same "
                                           "within ±1 BLEU): there (a), which retrains too, cannot show")
     both = check_controls([control("zero_low_dims", -1.0, 1.0), control("zero_low_dims", -6.0, 0.5, "other")],
-                          "test")[0]
+                          "test", RULES)[0]
     assert both.status == "not shown to be worse"
     assert both.details[-1].startswith("On `other` the model retrained without dims that carry position loses BLEU, "
                                        "so there the test of (a) can see such a loss; on `test` the loss is neither")
@@ -44,20 +44,20 @@ def test_the_positive_control_says_whether_a_retrained_model_shows_a_loss():
 
 def test_a_one_seed_positive_control_is_exploratory_and_says_why():
     one, = check_controls([span("zero_low_dims", SHORT_GROUP, "sinusoidal", "zero_low_dims", "test", 1, 9, -6.0,
-                                0.5, seeds=1)], "test")
+                                0.5, seeds=1)], "test", RULES)
     assert one.status == "one seed" and "*" not in one.details[0] and one.family == ""
     assert one.details[-1].startswith("One seed: this pair of models shows what one retraining")
 
 
 def test_the_mean_and_test_time_controls_are_equivalence_tests():
     mean, at_test = check_controls([control("zero_dims_mean", 0.2, 0.3), control("zero_dims_at_test", -4.0, 0.4)],
-                                   "test")
+                                   "test", RULES)
     assert mean.claim.startswith("Control: PE dimensions ≥ 400 set to their mean") and mean.status == "about the same"
     assert at_test.status == "different" and "zero_dims_at_test minus sinusoidal" in at_test.details[0]
-    mean_at_test, = check_controls([control("zero_dims_mean_at_test", 0.1, 0.3)], "test")
+    mean_at_test, = check_controls([control("zero_dims_mean_at_test", 0.1, 0.3)], "test", RULES)
     assert mean_at_test.claim.startswith("Control: PE dimensions ≥ 400 set to their mean over positions at test time")
     assert mean_at_test.status == "about the same"
-    wide, = check_controls([control("zero_dims_mean", 0.2, 1.5)], "test")
+    wide, = check_controls([control("zero_dims_mean", 0.2, 1.5)], "test", RULES)
     assert wide.status == "inconclusive"
     assert [c.must_hurt for c in CONTROLS].count(True) == 1
 
@@ -65,8 +65,8 @@ def test_the_mean_and_test_time_controls_are_equivalence_tests():
 def test_claims_b_and_c_read_against_another_encoding():
     """Spans whose Δ is against rope (a report with rope as its baseline): the verdict names rope."""
     rope = Reference("rope")
-    b = no_pe_claim(two_groups(), "test", pe=rope)
-    c = diagonal_claim([alignment(0.05, 0.15, (0.10, 0.07, 0.13, 0.001))], "test", pe=rope)
+    b = no_pe_claim(two_groups(), "test", RULES, pe=rope)
+    c = diagonal_claim([alignment(0.05, 0.15, (0.10, 0.07, 0.13, 0.001))], "test", RULES, pe=rope)
     assert (b.status, c.status) == ("supported", "supported"), (b.details, c.details)
     assert "no PE minus rope" in b.details[0] and "no PE minus rope" in c.details[0]
     rows = [RowSetting(encoding=e, ablation="none") for e in ("sinusoidal", "none", "rope")]

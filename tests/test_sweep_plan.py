@@ -15,7 +15,7 @@ from translate.analysis.sweep.jobs import SweepError, find_jobs
 from translate.analysis.sweep.plan import planned_but_missing, planned_seeds, sweep_plan
 from translate.analysis.sweep.rules import pending
 
-from test_report_aggregate_claims import span, two_groups, zero_dims
+from test_report_aggregate_claims import RULES, span, two_groups, zero_dims
 
 
 def write_conf(conf: Path) -> None:
@@ -83,37 +83,37 @@ def with_seeds(row, paired: int, planned):
 
 def test_a_claim_with_fewer_paired_seeds_than_planned_is_pending_and_decides_at_the_plan():
     tight = zero_dims(0.1, 0.3)                        # about the same, as a verdict
-    early = zero_dims_claim([with_seeds(tight, 9, 11)], "test")
+    early = zero_dims_claim([with_seeds(tight, 9, 11)], "test", RULES)
     assert pending(with_seeds(tight, 9, 11)) == "pending: 9 of 11 planned seeds"
     assert early.status == "pending: 9 of 11 planned seeds"
     line = early.details[0]
     assert "+0.10 [" in line and "90% [" in line       # the interim figures are shown
     assert "about the same" not in line and "inconclusive" not in line and "interim look" in line
     assert early.family == ""                          # no test in the family: no star
-    assert zero_dims_claim([with_seeds(tight, 11, 11)], "test").halves[0].word == "holds"
-    assert zero_dims_claim([with_seeds(tight, 9, None)], "test").halves[0].word == "holds"   # no plan recorded
-    wrong = zero_dims_claim([with_seeds(zero_dims(-3.0, 0.4), 9, 11)], "test")
+    assert zero_dims_claim([with_seeds(tight, 11, 11)], "test", RULES).halves[0].word == "holds"
+    assert zero_dims_claim([with_seeds(tight, 9, None)], "test", RULES).halves[0].word == "holds"   # no plan recorded
+    wrong = zero_dims_claim([with_seeds(zero_dims(-3.0, 0.4), 9, 11)], "test", RULES)
     assert wrong.status.startswith("pending") and "*" not in wrong.details[0]
 
 
 def test_claim_b_and_a_control_wait_for_their_planned_seeds_too():
     short, long, decoy = two_groups()
-    verdict = no_pe_claim([with_seeds(short, 2, 3), long, decoy], "test")
+    verdict = no_pe_claim([with_seeds(short, 2, 3), long, decoy], "test", RULES)
     assert verdict.status == "pending: 2 of 3 planned seeds"
     assert not any("lose more." in d and "not shown" not in d and "interim" not in d for d in verdict.details)
     control = next(c for c in CONTROLS if c.ablation == "zero_dims_at_test")
     row = with_seeds(span("at test", "train words 1-9", "sinusoidal", "zero_dims_at_test", "test", 1, 9, -1.4, 0.2),
                      9, 11)
-    checked = check_control(control, [row], "test")
+    checked = check_control(control, [row], "test", RULES)
     assert checked.status == "pending: 9 of 11 planned seeds" and "different" not in checked.details[0]
 
 
 def test_the_page_names_a_pending_claim_apart_from_those_the_data_contradict():
     from translate.study.pages.results import undecided_lines
 
-    early = zero_dims_claim([with_seeds(zero_dims(0.1, 0.3), 9, 11)], "test")
+    early = zero_dims_claim([with_seeds(zero_dims(0.1, 0.3), 9, 11)], "test", RULES)
     short, long, decoy = two_groups(long_delta=-0.1)
-    lines = undecided_lines([early, no_pe_claim([short, long, decoy], "test")])
+    lines = undecided_lines([early, no_pe_claim([short, long, decoy], "test", RULES)])
     assert lines[0].startswith("Where the data disagree or cannot decide: (b) is ") and "(a)" not in lines[0]
     assert lines[2] == ("Not decided yet: (a) is pending: 9 of 11 planned seeds (short half pending: 9 of 11 planned "
                         "seeds, long half not run). A verdict is read when its sweep's planned seeds are in, not at an "

@@ -14,7 +14,8 @@ from translate.analysis.run.metrics import CARRIED, BucketStatistics, RunMetrics
 from translate.analysis.run.settings import ReportSettings
 from translate.analysis.sweep.jobs import JobSettings, find_jobs
 from translate.analysis.sweep.references import corpus_settings
-from translate.analysis.sweep.rules import MARGIN, MIN_BUCKET, Rules, decides
+from translate.analysis.sweep.aggregate import rules_from
+from translate.analysis.sweep.rules import Rules, decides
 
 ROOT = Path(__file__).resolve().parents[1]
 RUNS = sorted((ROOT / "docs" / "results" / "runs").glob("**/metrics.json"))
@@ -57,7 +58,7 @@ def test_an_older_config_is_read_with_the_sections_defaults():
     settings = JobSettings.read(tree)
     assert (settings.seed, settings.encoding, settings.ablation, settings.model) == (3, "rope", "none", "tiny")
     assert settings.trained == (1, 9) and settings.train_words == "1-9" and settings.test_sets == []
-    assert settings.report.min_bucket == ReportSettings().min_bucket == MIN_BUCKET
+    assert settings.report.min_bucket == ReportSettings().min_bucket == 50
     # the train-only filters (their role is declared on DataConfig) do not change which test sentences are read
     assert corpus_settings(settings.data).train_max_words is None and settings.data.train_max_words == 9
     assert JobSettings.read({"seed": 1}).trained is None and JobSettings.read({"seed": 1}).train_words == "all"
@@ -80,16 +81,17 @@ def test_the_carried_statistics_are_the_fields_of_bucket_statistics():
 
 
 def test_one_rule_decides_whether_a_bucket_counts():
-    assert Rules().min_bucket == MIN_BUCKET and Rules().margin == MARGIN == ReportSettings().equivalence_margin
-    assert decides(MIN_BUCKET) and not decides(MIN_BUCKET - 1) and not decides(None) and not decides(0)
-    assert Rules(min_bucket=5).decides(5) and not Rules(min_bucket=5).decides(4)
+    assert decides(50, 50) and not decides(49, 50) and not decides(None, 50) and not decides(0, 50)
+    assert Rules(1000, 5, 1.0).decides(5) and not Rules(1000, 5, 1.0).decides(4)
+    assert rules_from([], None, None, None) == Rules(10_000, ReportSettings().min_bucket, 1.0)   # no job: defaults
+    assert rules_from([], 200, 5, 0.5) == Rules(200, 5, 0.5)
 
 
 def test_the_csv_columns_are_the_report_rows_fields_with_every_carried_statistic():
     from dataclasses import fields
 
     from translate.analysis.sweep.rows import Comparison, Delta, ReportRow
-    from translate.analysis.sweep.tables import CSV_COLUMNS, CsvRow
+    from translate.analysis.sweep.report_files import CSV_COLUMNS, CsvRow
 
     assert CSV_COLUMNS == tuple(f.name for f in fields(CsvRow))
     assert set(CARRIED) <= set(CSV_COLUMNS) and "repeated_words" in CSV_COLUMNS
@@ -118,7 +120,7 @@ def written_report(tmp_path_factory) -> dict:
 def test_a_written_report_reads_back_into_its_rows_and_writes_the_same_keys(written_report):
     """report.json through the row types and back: every key and value in order; the two per-bucket keys older
     reports held and no run ever recorded (diagonal_share_low/high) are read and left out."""
-    from translate.analysis.sweep.tables import json_text, report_of_json
+    from translate.analysis.sweep.report_files import json_text, report_of_json
 
     data = written_report
     obsolete = ("diagonal_share_low", "diagonal_share_high")

@@ -43,6 +43,7 @@ def test_the_cli_trains_and_writes_checkpoint_metrics_and_tensorboard(tmp_path, 
     metrics = json.loads((run_dir / "metrics.json").read_text())
     assert metrics["sentences"] == 100 and metrics["steps"] == 20 and "tok:13a" in metrics["bleu_signature"]
     assert metrics["device"] == "CPU, fp32"  # what the pages name beside every number
+    assert metrics["encoding_kind"] == "absolute"  # the default sinusoidal table, as its class says
     assert len((run_dir / "test.hyp.txt").read_text().splitlines()) == 100
     logged = scalars(run_dir / "tb")
     assert [s for s, _ in logged["valid/bleu"]] == [10, 20]

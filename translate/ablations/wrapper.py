@@ -24,6 +24,9 @@ class EncodingWrapper(PositionalEncoding):
     def use_layers(self, n_encoder_layers: int, n_decoder_layers: int) -> None:
         self.inner.use_layers(n_encoder_layers, n_decoder_layers)
 
+    def kind(self) -> str:
+        return self.inner.kind()
+
     def record_training_length(self, tokens: int) -> None:
         self.inner.record_training_length(tokens)
 

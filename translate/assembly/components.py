@@ -49,6 +49,19 @@ def settings_of(node: DictConfig, key: str) -> dict:
         raise from_omegaconf(error, key) from None
 
 
+ENCODINGS_PACKAGE = "translate.encodings."   # the only classes a finished run's config may name to encoding_class
+
+
+def encoding_class(target: object) -> Optional[type]:
+    """The encoding class a finished run's `encoding._target_` names, for runs whose metrics.json predates
+    `encoding_kind`; None for anything outside translate.encodings (a config someone sent imports nothing else)."""
+    if not isinstance(target, str) or not target.startswith(ENCODINGS_PACKAGE):
+        return None
+    from hydra.utils import get_class
+    found = get_class(target)
+    return found if isinstance(found, type) and issubclass(found, PositionalEncoding) else None
+
+
 def locate_target(settings: dict, key: str) -> type:
     from hydra.utils import get_class
 

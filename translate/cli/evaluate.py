@@ -164,6 +164,7 @@ def evaluate(cfg: DictConfig) -> tuple[dict, Path]:
     finally:
         writer.close()
     metrics.update(checkpoint=str(cfg.checkpoint), step=loaded.step, beam_size=cfg.decode.beam_size,
+                   encoding_kind=loaded.model.encoding.kind(),
                    device=Runtime(device, None).describe())  # decoded in fp32 on it
     atomic_write_text(out / "config.yaml", OmegaConf.to_yaml(as_job_config(loaded.config, cfg), resolve=True))
     atomic_write_text(out / "metrics.json", json.dumps(metrics, indent=2, ensure_ascii=False) + "\n")

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from translate.analysis.sweep import DEFAULT_BASELINE, build_report
 from translate.analysis.sweep.jobs import SweepError
-from translate.analysis.sweep.rules import MARGIN, MIN_BUCKET
+from translate.analysis.run.settings import ReportSettings
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
@@ -22,9 +22,9 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
                              "needs to star anything); 0: no intervals or tests")
     parser.add_argument("--min-bucket", type=int, default=None,
                         help=f"smallest bucket that decides a verdict (default: the jobs' report.min_bucket, "
-                             f"{MIN_BUCKET})")
+                             f"{ReportSettings.min_bucket})")
     parser.add_argument("--margin", type=float, default=None,
-                        help=f"±BLEU of 'about the same' (default: the jobs' report.equivalence_margin, {MARGIN})")
+                        help=f"±BLEU of 'about the same' (default: the jobs' report.equivalence_margin, {ReportSettings.equivalence_margin})")
     parser.add_argument("--out", type=Path, default=None, help="output folder (default: SWEEP_DIR/report)")
     parser.add_argument("--no-hparams", dest="hparams", action="store_false", help="skip the TensorBoard HParams")
     args = parser.parse_args(argv)

@@ -100,7 +100,8 @@ def run(cfg: DictConfig, run_dir: Path) -> dict:
             trainer.translator.settings.batch_tokens, settings.report.bootstrap_samples, settings.report.bootstrap_seed)
         if runtime.is_main:
             atomic_write_text(run_dir / "position_probe.md", probe_table(metrics["position_probe"]))
-    metrics.update(corpus=settings.data.name, encoding=settings.encoding.name, ablation=settings.ablation.name,
+    metrics.update(corpus=settings.data.name, encoding=settings.encoding.name,
+                   encoding_kind=trainer.model.encoding.kind(), ablation=settings.ablation.name,
                    model=settings.model.name, corpus_dropped=data.corpus_dropped, **trainer.summary(),
                    checkpoint=str(tested), tested_step=tested_step,
                    weights_sha256=weights_digest(trainer.model.state_dict()),

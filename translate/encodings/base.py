@@ -83,6 +83,20 @@ class PositionalEncoding(nn.Module):
         """Called once by the model with its layer counts, before training: encodings with per-layer parameters
         create them here. The default has none."""
 
+    @classmethod
+    def position_kind(cls) -> str:
+        """What the class gives the model, read from the contracts it fulfils, never its name: "absolute" (a table
+        merged into the embeddings), "relative" (terms inside attention: a logit bias, a content term or a rotation
+        of q and k), "absolute + relative", or "none". Written into metrics.json (`encoding_kind`) when a run ends."""
+        absolute = issubclass(cls, AbsoluteEncoding)
+        relative = cls.attention_terms is not PositionalEncoding.attention_terms
+        return {(True, True): "absolute + relative", (True, False): "absolute", (False, True): "relative",
+                (False, False): "none"}[absolute, relative]
+
+    def kind(self) -> str:
+        """This encoding's position_kind (a wrapper's: the kind of the encoding it wraps)."""
+        return self.position_kind()
+
     def record_training_length(self, tokens: int) -> None:
         """Called once by the trainer with the longest source sentence of the training split, in tokens. An encoding
         that behaves differently beyond it (RoPE's test-time `scaling`) keeps it in its state dict, so every

@@ -22,7 +22,7 @@ from typing import Any, Optional
 
 import torch
 
-from translate.io import atomic_write, previous_path
+from translate.io import atomic_write
 
 log = logging.getLogger(__name__)
 

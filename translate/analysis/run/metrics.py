@@ -127,6 +127,9 @@ class RunMetrics:
     # pairs of the training corpus files left out when it was read, by reason ({"bad UTF-8": 3, "empty side": 12});
     # {} when none was, and in runs from before it was kept
     corpus_dropped: dict[str, int] = field(default_factory=dict)
+    # what the encoding gives the model (PositionalEncoding.position_kind: absolute, relative, ...); "" in runs from
+    # before it was kept
+    encoding_kind: str = ""
 
     @classmethod
     def read(cls, data: dict) -> "RunMetrics":
@@ -142,7 +145,7 @@ class RunMetrics:
                    str(data.get("checkpoint") or ""), data.get("valid_curve") or [], data.get("best_valid_step"),
                    data.get("parameters"),
                    data.get("target_tokens_per_s"), data.get("train_minutes"), str(data.get("device") or ""),
-                   dict(data.get("corpus_dropped") or {}))
+                   dict(data.get("corpus_dropped") or {}), str(data.get("encoding_kind") or ""))
 
     @property
     def primary(self) -> Optional[TestSetScores]:

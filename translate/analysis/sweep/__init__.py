@@ -13,7 +13,8 @@ from translate.analysis.sweep.aggregate import Baseline, Report, aggregate, rule
 from translate.analysis.sweep.hparams import write_hparams
 from translate.analysis.sweep.jobs import find_jobs, group_settings
 from translate.analysis.sweep.plots import write_learning_curves, write_length_curve, write_plots
-from translate.analysis.sweep.tables import write_tables
+from translate.analysis.sweep.report_files import write_report_files
+from translate.analysis.sweep.tables import write_report_markdown
 
 log = logging.getLogger(__name__)
 DEFAULT_BASELINE = "encoding=sinusoidal,ablation=none"
@@ -33,7 +34,8 @@ def build_report(sweep_dir: Path, baseline: str = DEFAULT_BASELINE, samples: Opt
     out_dir.mkdir(parents=True, exist_ok=True)
     images = (write_plots(report.rows, out_dir)
               + write_length_curve(settings, out_dir) + write_learning_curves(settings, out_dir))
-    write_tables(report, out_dir, sweep_dir.resolve().name, images)
+    write_report_files(report, out_dir)
+    write_report_markdown(report, out_dir, sweep_dir.resolve().name, images)
     if hparams:
         write_hparams(jobs, out_dir / "hparams")
     return report

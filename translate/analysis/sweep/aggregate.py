@@ -19,7 +19,7 @@ from translate.analysis.sweep.jobs import Job, JobSettings, Setting, SweepError
 from translate.analysis.sweep.references import TestSet, TestSets
 from translate.analysis.sweep.rows import (AlignmentRow, Comparison, Convergence, Delta, ReportRow, RowSetting, Score,
                                           SpanRow)
-from translate.analysis.sweep.rules import Rules, exploratory, pending
+from translate.analysis.sweep.rules import SAMPLES, Rules, exploratory, pending
 from translate.analysis.sweep.significance import (Difference, ReferenceCache, SentenceStats, bootstrap_interval, compare,
                                            holm, interaction)
 from translate.analysis.sweep.spans import LONG_MIN, SHORT_MAX, alignment_rows, span_rows
@@ -66,12 +66,12 @@ class Bucket:
 
 @dataclass
 class Report:
+    rules: Rules                                                   # the sweep's one rule (rules_from)
     rows: list[ReportRow] = field(default_factory=list)
     settings: list[Setting] = field(default_factory=list)
     unfinished: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     baseline: str = ""
-    rules: Rules = field(default_factory=Rules)
     spans: list[SpanRow] = field(default_factory=list)             # Δ on the lengths a claim is about
     alignment: list[AlignmentRow] = field(default_factory=list)    # per-sentence alignment contrasts
 
@@ -349,17 +349,12 @@ def rules_from(jobs: list[Job], samples: Optional[int], min_bucket: Optional[int
             option = "--min-bucket" if key == "min_bucket" else "--margin"
             raise SweepError(f"report.{key} differs between the sweep's jobs ({found}): a sweep is read by one rule; "
                              f"evaluate those jobs alike or give {option}")
-    rules = Rules(min_bucket=report.min_bucket, margin=report.equivalence_margin)
-    if samples is not None:
-        if samples != 0 and samples < MIN_SAMPLES:
-            raise SweepError(f"--samples={samples} is not allowed: expected 0 (no intervals or tests) or at least "
-                             f"{MIN_SAMPLES} (the fewest that give a 95% percentile interval)")
-        rules.samples = samples
-    if min_bucket is not None:
-        rules.min_bucket = min_bucket
-    if margin is not None:
-        rules.margin = margin
-    return rules
+    if samples is not None and samples != 0 and samples < MIN_SAMPLES:
+        raise SweepError(f"--samples={samples} is not allowed: expected 0 (no intervals or tests) or at least "
+                         f"{MIN_SAMPLES} (the fewest that give a 95% percentile interval)")
+    return Rules(SAMPLES if samples is None else samples,
+                 report.min_bucket if min_bucket is None else min_bucket,
+                 report.equivalence_margin if margin is None else margin)
 
 
 def aggregate(jobs: list[Job], settings: list[Setting], baseline: Baseline, rules: Rules) -> Report:

@@ -1,25 +1,23 @@
 """What decides a verdict, in one place: the smallest bucket that decides and the margin of "about the same" (their
-defaults are the run's own `report` settings, ReportSettings), the test every table, span and claim applies, and when
-a comparison is only an interim look (fewer paired seeds than its sweep planned)."""
+values are the sweep's own: its jobs' `report` settings, checked equal across them by aggregate.rules_from, which
+builds the one Rules every table, span and claim is given), the test each applies, and when a comparison is only an
+interim look (fewer paired seeds than its sweep planned)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Optional
 
-from translate.analysis.run.settings import ReportSettings
-
 from translate.analysis.sweep.rows import Delta, RowSetting
 
-MIN_BUCKET: int = ReportSettings.min_bucket          # report.min_bucket: smaller buckets are shown but decide nothing
-MARGIN: float = ReportSettings.equivalence_margin    # report.equivalence_margin: ±BLEU of "about the same"
+SAMPLES = 10_000   # bootstrap resamples of a sweep report unless --samples says otherwise
 
 
-def decides(sentences: Optional[int], min_bucket: int = MIN_BUCKET) -> bool:
+def decides(sentences: Optional[int], min_bucket: int) -> bool:
     """Whether a bucket or span of `sentences` test sentences may decide a verdict (and carry a star)."""
     return bool(sentences) and sentences >= min_bucket
 
 
-def verdict_word(delta: Delta, decides_: bool, margin: float = MARGIN) -> str:
+def verdict_word(delta: Delta, decides_: bool, margin: float) -> str:
     """The word a report gives a Δ against the baseline: "better"/"worse" when its Holm-adjusted p < 0.05 (the star),
     "about the same" when both one-sided tests pass at ±margin (Difference.equivalent), "inconclusive" when neither;
     "too few" for a bucket that decides nothing; "one seed" (EXPLORATORY) for a Δ of one seed (one_seed); NO_SPREAD
@@ -73,13 +71,15 @@ def interim_text(waiting: str) -> str:
     return f"{waiting}, an interim look: no verdict until the planned seeds are in"
 
 
-@dataclass
+@dataclass(frozen=True)
 class Rules:
-    """What decides a verdict: printed on the page. From the jobs' `report` config unless given."""
+    """What decides a verdict, built once per sweep (aggregate.rules_from) and printed on the page: bootstrap
+    resamples, the smallest bucket that decides (report.min_bucket: smaller ones are shown but decide nothing) and
+    the ±BLEU margin of "about the same" (report.equivalence_margin)."""
 
-    samples: int = 10000
-    min_bucket: int = MIN_BUCKET
-    margin: float = MARGIN
+    samples: int
+    min_bucket: int
+    margin: float
 
     def decides(self, sentences: Optional[int]) -> bool:
         return decides(sentences, self.min_bucket)

@@ -1,189 +1,16 @@
-"""The report as files: report.csv (one row per setting x bucket), report.json (the same, for scripts) and
-report.md (the tables people read)."""
+"""report.md: the tables people read (the whole split per setting, each bucket per setting, the rules that word
+them), built from the report's rows and the cells of cells.py."""
 from __future__ import annotations
 
-import csv
-import dataclasses
-import io
-import json
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Optional
+from typing import Callable
 
-from translate.analysis.run.metrics import BucketStatistics
 from translate.analysis.sweep.aggregate import ALL, Report
-from translate.analysis.sweep.rows import AlignmentRow, Delta, ReportRow, Score, SpanRow
-from translate.analysis.sweep.rules import Rules, decides, verdict_word
+from translate.analysis.sweep.cells import (LENGTH_LABELS, alignment_cell, bucket_header, comparison_cell, markdown_table,
+                                            number, score_cell, worded_cell)
+from translate.analysis.sweep.rows import ReportRow
 from translate.analysis.sweep.spans import LONG_MIN, SHORT_MAX
-from translate.analysis.sweep.significance import p_text
 from translate.io import atomic_write_text
-
-
-@dataclass
-class RowScores:
-    """What a report row is about and its scores: the first columns of report.csv."""
-
-    setting: Optional[str] = None
-    pe: Optional[str] = None
-    group: Optional[str] = None
-    test_set: Optional[str] = None
-    encoding: Optional[str] = None
-    ablation: Optional[str] = None
-    train_words: Optional[str] = None
-    model: Optional[str] = None
-    seeds: Optional[int] = None
-    bucket: Optional[str] = None           # a length bucket, or "all": the whole test set
-    low: Optional[int] = None
-    high: Optional[int] = None
-    sentences: Optional[int] = None
-    lengths: Optional[str] = None          # trained, partly, shorter, beyond (see LENGTH_LABELS)
-    decides: Optional[bool] = None         # rules.decides: enough sentences to decide a verdict
-    bleu: Optional[float] = None
-    bleu_low: Optional[float] = None
-    bleu_high: Optional[float] = None
-    bleu_std: Optional[float] = None
-    chrf: Optional[float] = None
-    chrf_low: Optional[float] = None
-    chrf_high: Optional[float] = None
-    chrf_std: Optional[float] = None
-    interval: Optional[str] = None
-
-
-@dataclass
-class RowComparison:
-    """Δ against the baseline, the columns of report.csv (report.json holds every column of each Difference)."""
-
-    delta_bleu: Optional[float] = None
-    delta_bleu_low: Optional[float] = None
-    delta_bleu_high: Optional[float] = None
-    delta_bleu_std: Optional[float] = None
-    p_bleu: Optional[float] = None
-    p_bleu_holm: Optional[float] = None
-    delta_chrf: Optional[float] = None
-    delta_chrf_low: Optional[float] = None
-    delta_chrf_high: Optional[float] = None
-    delta_chrf_std: Optional[float] = None
-    p_chrf: Optional[float] = None
-    p_chrf_holm: Optional[float] = None
-    test_bleu: Optional[str] = None
-    delta_interaction_bleu: Optional[float] = None
-    delta_interaction_bleu_low: Optional[float] = None
-    delta_interaction_bleu_high: Optional[float] = None
-    p_interaction_bleu: Optional[float] = None
-    p_interaction_bleu_holm: Optional[float] = None
-    delta_length_ratio: Optional[float] = None   # output words per reference word, minus the baseline's
-    delta_length_ratio_low: Optional[float] = None
-    delta_length_ratio_high: Optional[float] = None
-
-
-@dataclass
-class CsvRow(RowComparison, BucketStatistics, RowScores):
-    """One line of report.csv: its fields are the columns, in order (RowScores, the per-bucket statistics the runs
-    record (BucketStatistics), RowComparison, then these), each read from the report row's report.json layout
-    (rows.ReportRow.as_json). A per-bucket statistic added to BucketStatistics is a column here, and a field of
-    ReportRow, without further code."""
-
-    family: Optional[str] = None           # Holm's family of the row's tests (aggregate.family_of)
-    repeated_words: Optional[float] = None
-    parameters: Optional[int] = None
-    target_tokens_per_s: Optional[float] = None
-    train_minutes: Optional[float] = None
-    device: Optional[str] = None
-    steps: Optional[int] = None
-    tested_step: Optional[str] = None
-    valid_slope: Optional[float] = None    # valid BLEU per 1,000 steps before the tested step (rows.Convergence)
-    rising_seeds: Optional[int] = None
-    trend_seeds: Optional[int] = None
-    from_step: Optional[int] = None
-    to_step: Optional[int] = None
-    jobs: Optional[str] = None
-
-    @classmethod
-    def of(cls, row: ReportRow) -> "CsvRow":
-        """The columns of a report row (report.json holds the rest)."""
-        data = row.as_json()
-        return cls(**{f.name: data.get(f.name) for f in dataclasses.fields(cls)})
-
-
-CSV_COLUMNS = tuple(f.name for f in dataclasses.fields(CsvRow))
-
-
-# A bucket's place against the lengths a job trained on, as column headers say it.
-LENGTH_LABELS = {"trained": "trained lengths", "partly": "partly trained", "shorter": "shorter than training",
-                 "beyond": "beyond training lengths"}
-
-
-def csv_text(report: Report) -> str:
-    out = io.StringIO()
-    writer = csv.DictWriter(out, CSV_COLUMNS, lineterminator="\n")
-    writer.writeheader()
-    writer.writerows(dataclasses.asdict(CsvRow.of(row)) for row in report.rows)
-    return out.getvalue()
-
-
-def json_text(report: Report) -> str:
-    return json.dumps({"baseline": report.baseline, "rules": report.rules.as_dict(),
-                       "rows": [row.as_json() for row in report.rows], "spans": [row.as_json() for row in report.spans],
-                       "alignment": [row.as_json() for row in report.alignment], "unfinished": report.unfinished,
-                       "notes": report.notes}, indent=1, ensure_ascii=False) + "\n"
-
-
-def report_of_json(data: dict) -> Report:
-    """A report.json read back (json_text): its rows, spans and alignment contrasts as their types; the rules it was
-    built with (samples 1,000 where an older report did not say)."""
-    rules = data.get("rules") or {}
-    return Report(rows=[ReportRow.read(row) for row in data["rows"]], unfinished=data["unfinished"],
-                  notes=data["notes"], baseline=data["baseline"],
-                  rules=Rules(rules.get("samples", 1000), rules.get("min_bucket", Rules.min_bucket),
-                              rules.get("equivalence_margin", Rules.margin)),
-                  spans=[SpanRow.read(row) for row in data.get("spans", [])],
-                  alignment=[AlignmentRow.read(row) for row in data.get("alignment", [])])
-
-
-def number(value, digits: int = 2) -> str:
-    if value is None:
-        return "–"
-    return f"{value:,.{digits}f}" if isinstance(value, float) else f"{value:,}"
-
-
-def score_cell(score: Score, seeds: Optional[int]) -> str:
-    """"23.41 [21.02, 25.90]" with one seed, "23.41 ± 0.80" with several."""
-    if score.value is None:
-        return "–"
-    if seeds > 1:
-        return f"{score.value:.2f} ± {score.std:.2f}"
-    return f"{score.value:.2f} [{score.low:.2f}, {score.high:.2f}]" if score.low is not None else f"{score.value:.2f}"
-
-
-def comparison_cell(delta: Optional[Delta], decides: Optional[bool] = True) -> str:
-    """"-1.20 [-2.31, -0.08] (p=0.030)*": Δ, its 95% interval and p; the star when the Holm-adjusted p < 0.05; a
-    bucket too small to decide gets Δ and its interval only."""
-    if delta is None or delta.delta is None:
-        return "–"
-    interval = f" [{delta.low:+.2f}, {delta.high:+.2f}]" if delta.low is not None and delta.high is not None else ""
-    if decides is False:   # too few sentences: no test, so no p (a bootstrap over a handful of sentences is degenerate)
-        return f"{delta.delta:+.2f}{interval}"
-    star = "*" if delta.holm is not None and delta.holm < 0.05 and decides else ""
-    return f"{delta.delta:+.2f}{interval} ({p_text(delta.p)})" + star
-
-
-def worded_cell(delta: Optional[Delta], decides_: Optional[bool], margin: float) -> str:
-    """comparison_cell with the verdict word of the report's rules (rules.verdict_word): "… (p < 0.001)* worse"."""
-    cell = comparison_cell(delta, decides_)
-    if delta is None or delta.delta is None:
-        return cell
-    return f"{cell} {verdict_word(delta, bool(decides_), margin)}"
-
-
-def markdown_table(header: list[str], lines: list[list[str]], align: Optional[list[str]] = None) -> list[str]:
-    align = align or ["---"] + ["--:"] * (len(header) - 1)
-    return ["| " + " | ".join(header) + " |", "|" + "|".join(align) + "|"] + [
-        "| " + " | ".join(line) + " |" for line in lines]
-
-
-def bucket_header(row: ReportRow, min_bucket: int) -> str:
-    """"11-15 (n=241)"; "21+ (n=5, too few)" below min_bucket."""
-    return f"{row.bucket} (n={row.sentences}" + ("" if decides(row.sentences, min_bucket) else ", too few") + ")"
 
 
 def pivot(report: Report, cell: Callable[[ReportRow], str], title: str, test_set: str | None = None) -> list[str]:
@@ -228,12 +55,6 @@ def whole_split_table(report: Report, test_set: str | None = None, words: bool =
          for r in report.rows if r.bucket == ALL and (test_set is None or r.test_set == test_set)])
 
 
-def devices(rows: list[ReportRow]) -> str:
-    """The devices that trained the rows' jobs, as the pages name them: "CPU, fp32" (one: find_jobs refuses more);
-    rows of test-time controls (no steps) name what decoded them and are left out."""
-    return "; ".join(sorted({r.device for r in rows if r.device and r.trained})) or "a device not named"
-
-
 def test_set_names(report: Report) -> list[str]:
     return list(dict.fromkeys(r.test_set for r in report.rows))
 
@@ -260,7 +81,7 @@ def reading_rules(report: Report) -> list[str]:
         "- Δ_long − Δ_short: how much more the setting loses on long sentences (from "
         f"{LONG_MIN} words) than on short ones (up to {SHORT_MAX}), with its own interval (both on the same "
         "resamples).",
-        f"- p: `< 0.001` below a thousandth or at the bootstrap floor 2/(B+1); `*`: Holm-adjusted p < 0.05 within "
+        "- p: `< 0.001` below a thousandth or at the bootstrap floor 2/(B+1); `*`: Holm-adjusted p < 0.05 within "
         "its family: the tests of one test set on this page that decide (BLEU and chrF separately); a bucket of "
         "fewer than the minimum sentences is in no family and never starred.",
         f"- Buckets of fewer than {rules.min_bucket} sentences (`too few`) are shown but decide no verdict; columns "
@@ -315,19 +136,5 @@ def verdict_words_rule(report: Report) -> str:
             f"width (e.g. both models perfect, or both at 0), where nothing could differ.")
 
 
-def alignment_cell(row: ReportRow) -> str:
-    """"0.41 [0.38, 0.44], τ 0.62": normalised diagonal share with its interval, and monotonicity; the raw share
-    where a run predates the normalised one."""
-    value = row.diagonal_share_normalised
-    if value is None:
-        return number(row.diagonal_share)
-    low, high = row.diagonal_share_normalised_low, row.diagonal_share_normalised_high
-    text = f"{value:.2f}" + (f" [{low:.2f}, {high:.2f}]" if low is not None and high is not None else "")
-    tau = row.monotonicity
-    return text + (f", τ {tau:.2f}" if tau is not None else "")
-
-
-def write_tables(report: Report, out_dir: Path, name: str, images: list[tuple[str, str]]) -> None:
-    atomic_write_text(out_dir / "report.csv", csv_text(report))
-    atomic_write_text(out_dir / "report.json", json_text(report))
+def write_report_markdown(report: Report, out_dir: Path, name: str, images: list[tuple[str, str]]) -> None:
     atomic_write_text(out_dir / "report.md", markdown_text(report, name, images))

@@ -15,8 +15,9 @@ from translate.study.verdicts.published import published_readme_lines, published
 from translate.study.pages.readme import update_readme
 from translate.study.pages.page import fresh_assets, load_report, of_test_set
 from translate.analysis.sweep.rows import ReportRow
-from translate.analysis.sweep.tables import (LENGTH_LABELS, bucket_header, comparison_cell, devices, markdown_table,
-                                             number, pivot, reading_rules, score_cell, test_set_names)
+from translate.analysis.sweep.cells import (LENGTH_LABELS, bucket_header, comparison_cell, devices, markdown_table,
+                                            number, score_cell)
+from translate.analysis.sweep.tables import pivot, reading_rules, test_set_names
 from translate.io import atomic_write_text
 
 # The sweep report's pictures, as (file name, alt text). A picture the report did not draw is left out of the page.

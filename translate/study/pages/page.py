@@ -9,7 +9,7 @@ from pathlib import Path
 from translate.analysis.sweep import build_report
 from translate.analysis.sweep.aggregate import Report
 from translate.analysis.sweep.jobs import job_folders
-from translate.analysis.sweep.tables import report_of_json
+from translate.analysis.sweep.report_files import report_of_json
 
 
 def is_stale(report: Report, path: Path, sweep_dir: Path) -> bool:

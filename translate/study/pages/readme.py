@@ -13,7 +13,7 @@ from typing import Optional
 from omegaconf import OmegaConf
 
 from translate.study.verdicts.claims import Verdict, delta_interval, what_the_data_show
-from translate.analysis.sweep.tables import markdown_table
+from translate.analysis.sweep.cells import markdown_table
 from translate.io import atomic_write_text
 
 

@@ -18,8 +18,8 @@ from translate.study.pages.forest import FOREST, write_forest
 from translate.study.verdicts.pilots import budget_lines
 from translate.analysis.sweep.plots import LEARNING_CURVES, PLOTS
 from translate.analysis.sweep.rows import ReportRow
-from translate.analysis.sweep.tables import (alignment_cell, comparison_cell, devices, number, pivot, reading_rules,
-                                             score_cell, test_set_names, whole_split_table)
+from translate.analysis.sweep.cells import alignment_cell, comparison_cell, devices, number, score_cell
+from translate.analysis.sweep.tables import pivot, reading_rules, test_set_names, whole_split_table
 from translate.study.pages.readme import claims_lines, update_readme
 from translate.io import atomic_write, atomic_write_text
 from translate.study.pages.page import fresh_assets, load_report
@@ -110,8 +110,7 @@ def primary_test_set(report: Report) -> Optional[str]:
 
 def verdicts_of(report: Report) -> list[Verdict]:
     """The three claims, decided on the primary test set (claims.check_claims)."""
-    return check_claims(report.spans, report.alignment, primary_test_set(report), report.rules.margin,
-                        report.rules.min_bucket)
+    return check_claims(report.spans, report.alignment, primary_test_set(report), report.rules)
 
 
 def undecided_lines(verdicts: list[Verdict]) -> list[str]:
@@ -168,13 +167,13 @@ def claims_section(report: Report, against: dict[str, Report], verdicts: list[Ve
     lines += verdict_lines(verdicts) + verdict_lines(controls)
     for encoding, other in against.items():
         pe = Reference(encoding)
-        lines += verdict_lines([no_pe_claim(other.spans, primary, rules.margin, rules.min_bucket, pe),
-                                diagonal_claim(other.alignment, primary, rules.min_bucket, pe)],
+        lines += verdict_lines([no_pe_claim(other.spans, primary, rules, pe),
+                                diagonal_claim(other.alignment, primary, rules, pe)],
                                f" With {encoding} as the PE")
     lines += undecided_lines(verdicts)
     lines += seed_caveat(report)
     other = " (in the lines read with another encoding as the PE, against that encoding)" if against else ""
-    lines += [f"Wording rules: {thresholds(rules.margin, rules.min_bucket)}. Δ: against sinusoidal PE{other} trained "
+    lines += [f"Wording rules: {thresholds(rules)}. Δ: against sinusoidal PE{other} trained "
               "on the same lengths with the same seed, both tested at the same step; `[lo, hi]` its 95% interval, "
               "`90%` the interval of the equivalence test.", ""]
     return lines + plan_disclosures(plan)
@@ -227,7 +226,7 @@ def results_markdown(report: Report, sweep_dir: Path, assets: Path, link: str, v
              f"is trained on Tatoeba "
              f"pairs of one length range and tested on each test set ({tests}), bucketed by French word count.", "",
              "## What the numbers say", ""]
-    controls = check_controls(report.spans, primary_test_set(report), report.rules.margin, report.rules.min_bucket)
+    controls = check_controls(report.spans, primary_test_set(report), report.rules)
     forest = write_forest(verdicts + controls, assets, report.rules.margin)
     lines += claims_section(report, reports_against(sweep_dir, report), verdicts, controls, forest, link, plan)
     if pilots:

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Optional
 
 from translate.analysis.sweep.rows import AlignmentRow, Delta, Quantity, RowSetting, SpanRow
-from translate.analysis.sweep.rules import (EXPLORATORY, MARGIN, MIN_BUCKET, decides as enough, exploratory,
+from translate.analysis.sweep.rules import (EXPLORATORY, Rules, decides as enough, exploratory,
                                             interim_text, no_spread, pending)
 from translate.analysis.sweep.significance import holm, independent_contrast, p_text, within
 from translate.analysis.sweep.spans import LONG_MIN, SHORT_MAX
@@ -309,10 +309,10 @@ def span_reading(r: SpanRow, word: str) -> Reading:
                    d.relative_delta)
 
 
-def zero_dims_claim(spans: list[SpanRow], test_set: Optional[str], margin: float = MARGIN,
-                    min_bucket: int = MIN_BUCKET) -> Verdict:
+def zero_dims_claim(spans: list[SpanRow], test_set: Optional[str], rules: Rules) -> Verdict:
     """Claim (a): its short half on the primary test set's short spans (no difference within ±margin), its long
     half on the long spans of the reserved long test set (zeroing costs BLEU)."""
+    margin, min_bucket = rules.margin, rules.min_bucket
     verdict = Verdict("(a) Zeroing PE dimensions ≥ 400 barely changes BLEU on short sentences, and costs BLEU on long "
                       "ones.")
     family = Family("(a)")
@@ -356,11 +356,11 @@ def long_cell(long: list[SpanRow], setting: str) -> Optional[SpanRow]:
     return next((r for r in mine if r.test_set == LONG_TEST_SET), mine[0] if mine else None)
 
 
-def no_pe_claim(spans: list[SpanRow], test_set: Optional[str], margin: float = MARGIN, min_bucket: int = MIN_BUCKET,
-                pe: Reference = SINUSOIDAL) -> Verdict:
+def no_pe_claim(spans: list[SpanRow], test_set: Optional[str], rules: Rules, pe: Reference = SINUSOIDAL) -> Verdict:
     """Claim (b) with `pe` as the PE: the spans' Δ must be against `pe` (a report whose baseline is `pe`). Short half:
     no difference within ±margin; long half: no PE loses BLEU, and loses more than on short sentences (the contrast
     Δ_long − Δ_short between the groups below 0)."""
+    margin, min_bucket = rules.margin, rules.min_bucket
     verdict = Verdict("(b) Without PE, short sentences translate about as well, long ones much worse.")
     family = Family("(b)")
     short_half, long_half = Half("short"), Half("long")
@@ -468,11 +468,12 @@ def metric_text(r: AlignmentRow, pe: Reference, star_long: str = "", star_intera
             f"{quantity_text(r.gap_interaction, star_interaction)}")
 
 
-def diagonal_claim(alignment: list[AlignmentRow], test_set: Optional[str], min_bucket: int = MIN_BUCKET,
+def diagonal_claim(alignment: list[AlignmentRow], test_set: Optional[str], rules: Rules,
                    pe: Reference = SINUSOIDAL) -> Verdict:
     """Claim (c), one half: on long sentences no PE aligns worse than `pe`, and more so than on short ones (the gap
     grows), on the primary metric (Holm within the claim, the primary test set only); every other metric is shown
     with unadjusted intervals and named where it says otherwise."""
+    min_bucket = rules.min_bucket
     verdict = Verdict("(c) With PE the cross-attention lines up along the diagonal on long sentences; "
                       "without PE it does not.")
     family = Family("(c)")
@@ -495,7 +496,7 @@ def diagonal_claim(alignment: list[AlignmentRow], test_set: Optional[str], min_b
             half.readings.append(Reading(word, f"`{r.test_set}`, trained on {brief_group(r.group)}", r.gap_long.delta,
                                          r.gap_long.low, r.gap_long.high, SHORT_METRIC_NAMES[r.metric]))
         disagree = [o for o in others if direction(o, shown(o.gap_long), shown(o.gap_interaction)) != said]
-        reading = (f"too few sentences to decide" if not enough_sentences else interim_text(waiting) if waiting else
+        reading = ("too few sentences to decide" if not enough_sentences else interim_text(waiting) if waiting else
                    EXPLORATORY if one else
                    f"{direction_text(SHORT_METRIC_NAMES[r.metric] + ' (primary)', said)}: {word}" if deciding else
                    f"{direction_text(SHORT_METRIC_NAMES[r.metric], said)} (decides nothing: not the primary test set)")
@@ -519,13 +520,14 @@ def diagonal_claim(alignment: list[AlignmentRow], test_set: Optional[str], min_b
     return verdict
 
 
-def check_claims(spans: list[SpanRow], alignment: list[AlignmentRow], test_set: Optional[str], margin: float = MARGIN,
-                 min_bucket: int = MIN_BUCKET) -> list[Verdict]:
-    return [zero_dims_claim(spans, test_set, margin, min_bucket), no_pe_claim(spans, test_set, margin, min_bucket),
-            diagonal_claim(alignment, test_set, min_bucket)]
+def check_claims(spans: list[SpanRow], alignment: list[AlignmentRow], test_set: Optional[str],
+                 rules: Rules) -> list[Verdict]:
+    return [zero_dims_claim(spans, test_set, rules), no_pe_claim(spans, test_set, rules),
+            diagonal_claim(alignment, test_set, rules)]
 
 
-def thresholds(margin: float = MARGIN, min_bucket: int = MIN_BUCKET) -> str:
+def thresholds(rules: Rules) -> str:
+    margin, min_bucket = rules.margin, rules.min_bucket
     return (f"each model is read on the lengths it was trained on, merged (short: at most {SHORT_MAX} French words, "
             f"long: from {LONG_MIN}); spans of fewer than {min_bucket} sentences decide nothing; each claim is "
             f"decided as its halves: a half that predicts no difference holds when the 90% interval of Δ BLEU lies "

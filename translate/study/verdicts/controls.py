@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from translate.study.verdicts.claims import (Family, Verdict, cells, decides, delta_text, equivalence_text,
                                              is_short_span, lengths_text, span_reading, where)
 from translate.analysis.sweep.rows import RowSetting, SpanRow
-from translate.analysis.sweep.rules import EXPLORATORY, MARGIN, MIN_BUCKET, exploratory, interim_text, pending
+from translate.analysis.sweep.rules import EXPLORATORY, Rules, exploratory, interim_text, pending
 
 
 @dataclass(frozen=True)
@@ -42,10 +42,10 @@ def is_control(control: Control):
     return lambda r: r.encoding == "sinusoidal" and r.ablation == control.ablation
 
 
-def check_control(control: Control, spans: list[SpanRow], test_set: str | None, margin: float = MARGIN,
-                  min_bucket: int = MIN_BUCKET) -> Verdict | None:
+def check_control(control: Control, spans: list[SpanRow], test_set: str | None, rules: Rules) -> Verdict | None:
     """None when the sweep has no job of this control. Read like claim (a): each model on the short lengths it was
     trained on, merged; its own Holm family."""
+    margin, min_bucket = rules.margin, rules.min_bucket
     found = cells(spans, is_control(control), is_short_span)
     if not found:
         return None
@@ -92,7 +92,7 @@ def check_control(control: Control, spans: list[SpanRow], test_set: str | None, 
     return verdict
 
 
-def what_it_means(seen: list[tuple[str, str]], margin: float = MARGIN) -> str:
+def what_it_means(seen: list[tuple[str, str]], margin: float) -> str:
     """The positive control retrains. Where a model trained without dims that carry position is worse, the test of
     (a) can see such a loss; where it is shown about the same (TOST), a retrained model made up for them and (a),
     which retrains too, cannot show there that dims >= 400 carried nothing; where neither is shown, the test set or
@@ -118,10 +118,9 @@ def what_it_means(seen: list[tuple[str, str]], margin: float = MARGIN) -> str:
     return text[0].upper() + text[1:] + "."
 
 
-def check_controls(spans: list[SpanRow], test_set: str | None, margin: float = MARGIN,
-                   min_bucket: int = MIN_BUCKET) -> list[Verdict]:
+def check_controls(spans: list[SpanRow], test_set: str | None, rules: Rules) -> list[Verdict]:
     """The controls the sweep ran, in CONTROLS order."""
-    verdicts = (check_control(control, spans, test_set, margin, min_bucket) for control in CONTROLS)
+    verdicts = (check_control(control, spans, test_set, rules) for control in CONTROLS)
     return [v for v in verdicts if v is not None]
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Optional
 
 from translate.analysis.sweep.jobs import Job, SweepError, find_jobs
-from translate.analysis.sweep.tables import number
+from translate.analysis.sweep.cells import number
 
 # What a pilot sets differently from the comparison's job of its setting and seed: where it stops and which
 # checkpoint it tests. Everything else is the same, which is how a pilot finds its comparison's jobs.

@@ -17,7 +17,6 @@ An encoding's kind (absolute, relative, both, none) is read from the contracts i
 """
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass
 from typing import Optional, Sequence
 
@@ -26,10 +25,9 @@ from translate.analysis.sweep.jobs import Job
 from translate.analysis.sweep.plan import planned_but_missing
 from translate.analysis.sweep.rows import Delta, ReportRow
 from translate.analysis.sweep.rules import interim_text, pending, verdict_word
-from translate.analysis.sweep.tables import comparison_cell, markdown_table, number, worded_cell
-from translate.encodings import AbsoluteEncoding, PositionalEncoding
+from translate.analysis.sweep.cells import comparison_cell, markdown_table, number, worded_cell
+from translate.assembly.components import encoding_class
 
-ENCODINGS_PACKAGE = "translate.encodings."   # the only classes a job's config may name here (nothing else is imported)
 
 
 @dataclass(frozen=True)
@@ -48,24 +46,15 @@ VARIS = Finding("Variš & Bojar 2021 (EMNLP)", "the drop beyond the training len
                 "the training lengths")
 
 
-def position_kind(encoding: type) -> str:
-    """absolute: a table merged into the embeddings; relative: terms inside attention (a logit bias or a rotation of
-    q and k); both; none."""
-    absolute = issubclass(encoding, AbsoluteEncoding)
-    relative = encoding.attention_terms is not PositionalEncoding.attention_terms
-    return {(True, True): "absolute + relative", (True, False): "absolute", (False, True): "relative",
-            (False, False): "none"}[absolute, relative]
-
-
 def encoding_kinds(jobs: list[Job]) -> dict[str, str]:
-    """{encoding name: its kind}, from the class each job's config names (`encoding._target_`)."""
+    """{encoding name: its kind}, as each finished job's metrics.json records it (`encoding_kind`); for jobs from
+    before it was recorded, from the class their config names (`encoding._target_`, within translate.encodings)."""
     kinds = {}
     for job in jobs:
-        target = job.config.get("encoding._target_")
-        if not isinstance(target, str) or not target.startswith(ENCODINGS_PACKAGE):
-            continue
-        module, _, name = target.rpartition(".")
-        kinds[job.settings.encoding] = position_kind(getattr(importlib.import_module(module), name))
+        if job.metrics is not None and job.metrics.encoding_kind:
+            kinds[job.settings.encoding] = job.metrics.encoding_kind
+        elif (found := encoding_class(job.config.get("encoding._target_"))) is not None:
+            kinds[job.settings.encoding] = found.position_kind()
     return kinds
 
 

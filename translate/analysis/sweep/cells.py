@@ -1,0 +1,78 @@
+"""The cells of the report's markdown tables, shared by report.md and the pages that quote it: a number, a score
+with its spread, a Δ with its interval and stars, a Δ with its word, a bucket's header, a table."""
+from __future__ import annotations
+
+from typing import Optional
+
+from translate.analysis.sweep.rows import Delta, ReportRow, Score
+from translate.analysis.sweep.rules import decides, verdict_word
+from translate.analysis.sweep.significance import p_text
+
+
+# A bucket's place against the lengths a job trained on, as column headers say it.
+LENGTH_LABELS = {"trained": "trained lengths", "partly": "partly trained", "shorter": "shorter than training",
+                 "beyond": "beyond training lengths"}
+
+
+def number(value, digits: int = 2) -> str:
+    if value is None:
+        return "–"
+    return f"{value:,.{digits}f}" if isinstance(value, float) else f"{value:,}"
+
+
+def score_cell(score: Score, seeds: Optional[int]) -> str:
+    """"23.41 [21.02, 25.90]" with one seed, "23.41 ± 0.80" with several."""
+    if score.value is None:
+        return "–"
+    if seeds > 1:
+        return f"{score.value:.2f} ± {score.std:.2f}"
+    return f"{score.value:.2f} [{score.low:.2f}, {score.high:.2f}]" if score.low is not None else f"{score.value:.2f}"
+
+
+def comparison_cell(delta: Optional[Delta], decides: Optional[bool] = True) -> str:
+    """"-1.20 [-2.31, -0.08] (p=0.030)*": Δ, its 95% interval and p; the star when the Holm-adjusted p < 0.05; a
+    bucket too small to decide gets Δ and its interval only."""
+    if delta is None or delta.delta is None:
+        return "–"
+    interval = f" [{delta.low:+.2f}, {delta.high:+.2f}]" if delta.low is not None and delta.high is not None else ""
+    if decides is False:   # too few sentences: no test, so no p (a bootstrap over a handful of sentences is degenerate)
+        return f"{delta.delta:+.2f}{interval}"
+    star = "*" if delta.holm is not None and delta.holm < 0.05 and decides else ""
+    return f"{delta.delta:+.2f}{interval} ({p_text(delta.p)})" + star
+
+
+def worded_cell(delta: Optional[Delta], decides_: Optional[bool], margin: float) -> str:
+    """comparison_cell with the verdict word of the report's rules (rules.verdict_word): "… (p < 0.001)* worse"."""
+    cell = comparison_cell(delta, decides_)
+    if delta is None or delta.delta is None:
+        return cell
+    return f"{cell} {verdict_word(delta, bool(decides_), margin)}"
+
+
+def markdown_table(header: list[str], lines: list[list[str]], align: Optional[list[str]] = None) -> list[str]:
+    align = align or ["---"] + ["--:"] * (len(header) - 1)
+    return ["| " + " | ".join(header) + " |", "|" + "|".join(align) + "|"] + [
+        "| " + " | ".join(line) + " |" for line in lines]
+
+
+def bucket_header(row: ReportRow, min_bucket: int) -> str:
+    """"11-15 (n=241)"; "21+ (n=5, too few)" below min_bucket."""
+    return f"{row.bucket} (n={row.sentences}" + ("" if decides(row.sentences, min_bucket) else ", too few") + ")"
+
+
+def alignment_cell(row: ReportRow) -> str:
+    """"0.41 [0.38, 0.44], τ 0.62": normalised diagonal share with its interval, and monotonicity; the raw share
+    where a run predates the normalised one."""
+    value = row.diagonal_share_normalised
+    if value is None:
+        return number(row.diagonal_share)
+    low, high = row.diagonal_share_normalised_low, row.diagonal_share_normalised_high
+    text = f"{value:.2f}" + (f" [{low:.2f}, {high:.2f}]" if low is not None and high is not None else "")
+    tau = row.monotonicity
+    return text + (f", τ {tau:.2f}" if tau is not None else "")
+
+
+def devices(rows: list[ReportRow]) -> str:
+    """The devices that trained the rows' jobs, as the pages name them: "CPU, fp32" (one: find_jobs refuses more);
+    rows of test-time controls (no steps) name what decoded them and are left out."""
+    return "; ".join(sorted({r.device for r in rows if r.device and r.trained})) or "a device not named"
