@@ -37,7 +37,6 @@ from translate.decoding.search import search
 from translate.assembly.settings import typed
 from translate.decoding.settings import DecodeSettings, SpecialIds
 from translate.decoding.translator import length_batches
-from translate.assembly.trainer import build_trainer
 from translate.assembly.compose import compose
 
 ROOT = Path(__file__).resolve().parents[1]
