@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 import tempfile
 import time
 from dataclasses import replace
@@ -32,17 +31,15 @@ from pathlib import Path
 
 import torch
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from translate.assembly.settings import data_settings, validate_config
+from translate.data.pipeline import prepare_data
+from translate.decoding.search import search
+from translate.assembly.settings import typed
+from translate.decoding.settings import DecodeSettings, SpecialIds
+from translate.decoding.translator import length_batches
+from translate.assembly.compose import compose
 
-from translate.assembly.settings import data_settings, validate_config  # noqa: E402
-from translate.data.pipeline import prepare_data  # noqa: E402
-from translate.decoding.search import search  # noqa: E402
-from translate.assembly.settings import typed  # noqa: E402
-from translate.decoding.settings import DecodeSettings, SpecialIds  # noqa: E402
-from translate.decoding.translator import length_batches  # noqa: E402
-from translate.assembly.trainer import build_trainer  # noqa: E402
-from translate.assembly.compose import compose  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 SEARCHES = {"greedy": 1, "beam4": 4}
 

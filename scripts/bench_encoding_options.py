@@ -7,14 +7,11 @@ Random tokens (48 sentences x 24), forward + backward + AdamW; ratios only, meas
 import os
 import sys
 import time
-from pathlib import Path
 
 import torch
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-from translate.assembly.compose import compose  # noqa: E402
-from translate.assembly.trainer import model_from_config  # noqa: E402
+from translate.assembly.compose import compose
+from translate.assembly.trainer import model_from_config
 torch.set_num_threads(1)
 VOCAB, PAD = 8000, 0
 PAIRS = [  # (encoding, option overrides, baseline overrides)

@@ -27,18 +27,16 @@ import copy
 import ctypes
 import gc
 import os
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 import torch
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from translate.assembly.settings import data_settings, validate_config
+from translate.assembly.compose import compose
 
-from translate.assembly.settings import data_settings, validate_config  # noqa: E402
-from translate.assembly.compose import compose  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 
 # -- memory: the kernel's high-water mark of this process ------------------------------------------------------------

@@ -16,19 +16,15 @@ import json
 import os
 import platform
 import resource
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 import torch
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from translate.assembly.settings import data_settings, validate_config  # noqa: E402
-from translate.assembly.compose import compose  # noqa: E402
-from translate.model.flops import train_flops  # noqa: E402
+from translate.assembly.settings import data_settings, validate_config
+from translate.assembly.compose import compose
+from translate.model.flops import train_flops
 
 ENCODINGS = ("sinusoidal", "rope", "t5", "shaw")
 

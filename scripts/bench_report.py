@@ -15,13 +15,12 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's package, whatever is installed
 
-from omegaconf import OmegaConf  # noqa: E402
+from omegaconf import OmegaConf
 
-from translate.assembly.settings import data_settings  # noqa: E402
-from translate.analysis.sweep import build_report  # noqa: E402
-from translate.assembly.compose import compose  # noqa: E402
+from translate.assembly.settings import data_settings
+from translate.analysis.sweep import build_report
+from translate.assembly.compose import compose
 
 ENCODINGS = ("sinusoidal", "none", "rope", "learned", "alibi", "t5")
 GROUPS = ((1, 9), (11, 17))

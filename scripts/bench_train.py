@@ -41,12 +41,11 @@ from pathlib import Path
 import torch
 from torch import nn
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from translate.assembly.settings import data_settings, validate_config
+from translate.assembly.compose import compose
+from translate.model.flops import train_flops
 
-from translate.assembly.settings import data_settings, validate_config  # noqa: E402
-from translate.assembly.compose import compose  # noqa: E402
-from translate.model.flops import train_flops  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 
 # -- the machine's peak ---------------------------------------------------------------------------------------------
@@ -273,14 +272,20 @@ def compare_precisions(args) -> None:
 
 
 def peak_rss_of_training(model: str, steps: int, overrides: list[str]) -> float:
-    """GiB; in a fresh process that only builds and trains ours (data preparation included). Call it before this
-    process grows: on Linux a child's ru_maxrss starts from its parent's RSS at the fork."""
-    code = (f"import resource, sys; sys.path.insert(0, {str(ROOT / 'scripts')!r}); import bench_train as b; "
-            f"cfg, data, trainer = b.build({model!r}, {overrides!r}); "
-            f"[trainer.train_step(x) for x in trainer.epoch_batches(0)[:{steps}]]; "
-            f"print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    """GiB; in a fresh process (this script with --rss-child) that only builds and trains ours (data preparation
+    included). Call it before this process grows: on Linux a child's ru_maxrss starts from its parent's RSS at the
+    fork."""
+    command = [sys.executable, __file__, "--rss-child", model, "--steps", str(steps), "--", *overrides]
+    out = subprocess.run(command, capture_output=True, text=True, check=True)
     return int(out.stdout.split()[-1]) / 2 ** 20  # ru_maxrss is in KiB on Linux
+
+
+def train_for_peak_rss(model: str, steps: int, overrides: list[str]) -> None:
+    """The child of peak_rss_of_training: builds and trains `steps` steps of ours, prints its peak RSS in KiB."""
+    _, _, trainer = build(model, overrides)
+    for indices in trainer.epoch_batches(0)[:steps]:
+        trainer.train_step(indices)
+    print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
 
 
 def profile_ours(trainer, batches, rows: int = 25) -> None:
@@ -303,8 +308,12 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=None, help="torch threads (default: torch's choice)")
     parser.add_argument("--profile", type=int, default=0, help="also profile this many of our steps")
     parser.add_argument("--rss", nargs="*", default=[], help="model sizes whose peak RSS of training to print")
+    parser.add_argument("--rss-child", metavar="MODEL", help=argparse.SUPPRESS)  # see peak_rss_of_training
     parser.add_argument("overrides", nargs="*", help="Hydra overrides, e.g. data.train_limit=50000")
     args = parser.parse_args()
+    if args.rss_child:
+        train_for_peak_rss(args.rss_child, args.steps, args.overrides)
+        return
     if args.threads:
         torch.set_num_threads(args.threads)
     from translate.data.batching import collate

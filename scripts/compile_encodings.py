@@ -8,17 +8,15 @@ from __future__ import annotations
 
 import argparse
 import logging
-import sys
 import tempfile
 from pathlib import Path
 
 import torch
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from translate.assembly.settings import data_settings, validate_config
+from translate.assembly.compose import compose
 
-from translate.assembly.settings import data_settings, validate_config  # noqa: E402
-from translate.assembly.compose import compose  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 TINY = ["+debug=tiny", "model.dropout=0.0", "train.max_tokens=600", "train.device=cpu", "train.precision=fp32"]
 

@@ -24,27 +24,26 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
+import torch
+from hydra.errors import ConfigCompositionException
+from omegaconf import OmegaConf, open_dict
+
+from translate import io as atomic_io
+from translate.assembly.settings import data_settings
+from translate.assembly.compose import compose
+from translate.cli import translate as translate_cli
+from translate.cli.train import resume_from
+from translate.assembly.settings import validate_config
+from translate.assembly.trained import load_model
+from translate.config.errors import from_composition
+from translate.data.cleaning import DropCounts, clean_pairs
+from translate.data.corpora import Multi30k, Tatoeba
+from translate.data.pipeline import prepare_data
+from translate.training import checkpoint as ckpt
+from translate.training.device import make_runtime
+from translate.assembly.trainer import build_trainer, model_from_config
+
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-import torch  # noqa: E402
-from hydra.errors import ConfigCompositionException  # noqa: E402
-from omegaconf import OmegaConf, open_dict  # noqa: E402
-
-from translate import io as atomic_io  # noqa: E402
-from translate.assembly.settings import data_settings  # noqa: E402
-from translate.assembly.compose import compose  # noqa: E402
-from translate.cli import translate as translate_cli  # noqa: E402
-from translate.cli.train import resume_from  # noqa: E402
-from translate.assembly.settings import validate_config  # noqa: E402
-from translate.assembly.trained import load_model  # noqa: E402
-from translate.config.errors import from_composition  # noqa: E402
-from translate.data.cleaning import DropCounts, clean_pairs  # noqa: E402
-from translate.data.corpora import Multi30k, Tatoeba  # noqa: E402
-from translate.data.pipeline import prepare_data  # noqa: E402
-from translate.training import checkpoint as ckpt  # noqa: E402
-from translate.training.device import make_runtime  # noqa: E402
-from translate.assembly.trainer import build_trainer, model_from_config  # noqa: E402
 
 SHARED_ZIP = ROOT.parent / "shared" / "data" / "tatoeba" / "fra-eng.zip"
 TMP = Path(tempfile.mkdtemp(prefix="error-catalog-"))

@@ -4,17 +4,18 @@ from __future__ import annotations
 
 import json
 import shutil
-import sys
 from pathlib import Path
 
 import pytest
 import torch
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
-from start_from_pilots import main as start_main  # noqa: E402
+from translate.cli.train import run
+from translate.study.__main__ import main as study
+from translate.training.checkpoint import load_checkpoint
 
-from translate.cli.train import run  # noqa: E402
-from translate.training.checkpoint import load_checkpoint  # noqa: E402
+
+def start_main(argv: list[str]) -> int:
+    return study(["pilots", *argv])
 
 
 def pilot(folder: Path, best_step: int | None, finished: bool = True) -> None:
