@@ -20,7 +20,7 @@ from translate.config import ConfigError
 from translate.decoding.search import greedy_search
 from translate.decoding.settings import DecodeSettings, SpecialIds
 from translate.encodings.base import NO_TERMS, AttentionTerms, PositionalEncoding
-from translate.assembly.components import Component, build_encoding
+from translate.assembly.builders import Component, build_encoding
 from translate.model.cache import DecoderCache
 from translate.model.transformer import Transformer
 from translate.model.config import ModelConfig

@@ -51,7 +51,7 @@ def test_tatoeba_bad_lines_are_skipped_and_counted(tmp_path, caplog):
 
 
 def test_a_runs_dropped_pairs_are_typed_in_metrics_and_older_runs_still_load():
-    from translate.analysis.run.metrics import RunMetrics
+    from translate.analysis.run.metrics_json import RunMetrics
 
     assert RunMetrics.read({"corpus_dropped": {"bad UTF-8": 3}}).corpus_dropped == {"bad UTF-8": 3}
     assert RunMetrics.read({"bleu": 20.0, "steps": 10}).corpus_dropped == {}

@@ -7,13 +7,13 @@ import pytest
 from hydra.errors import ConfigCompositionException
 from hydra.utils import instantiate
 
-from translate.assembly.components import Component
+from translate.assembly.builders import Component
 from translate.assembly.compose import in_group_order
 from conftest import CONF_DIR, make_config
 from translate.assembly.settings import validate_config
 from translate.config import ConfigError
 from translate.encodings.base import PositionalEncoding
-from translate.assembly.components import build_encoding
+from translate.assembly.builders import build_encoding
 from translate.assembly.trainer import model_from_config
 
 GROUPS = ("data", "model", "encoding", "ablation", "train", "decode", "report", "eval")

@@ -8,11 +8,11 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from translate.assembly.components import Component
+from translate.assembly.builders import Component
 from conftest import make_config
 from translate.decoding.search import beam_search, greedy_search
 from translate.decoding.settings import DecodeSettings, SpecialIds
-from translate.assembly.components import build_encoding
+from translate.assembly.builders import build_encoding
 from translate.model.cache import DecoderCache
 from translate.assembly.trainer import model_from_config
 

@@ -9,7 +9,7 @@ import pytest
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
-from translate.assembly.components import Component
+from translate.assembly.builders import Component
 from conftest import make_config
 from translate.decoding.search import greedy_search
 from translate.decoding.settings import DecodeSettings, SpecialIds
@@ -29,7 +29,7 @@ from translate.encodings.tupe import TUPE
 from translate.encodings.urpe import URPE
 from translate.encodings.xpos import XPos
 from translate.model.attention import attend
-from translate.assembly.components import build_encoding
+from translate.assembly.builders import build_encoding
 from translate.model.cache import DecoderCache
 from translate.assembly.trainer import model_from_config
 

@@ -41,7 +41,7 @@ def fabricate(root: Path, pairs, words: tuple) -> Path:
 @pytest.fixture(scope="module", autouse=True)
 def one_read_of_the_test_split():
     """Every report built here reads the same Tatoeba test split: read it once, not once a report (~3 s each)."""
-    from translate.analysis.sweep.references import TestSets  # here: a Test* name at module level gets collected
+    from translate.analysis.sweep.reference_sentences import TestSets  # here: a Test* name at module level gets collected
 
     shared = TestSets()
     with pytest.MonkeyPatch.context() as patch:

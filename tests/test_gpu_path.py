@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from translate.assembly.components import Component
+from translate.assembly.builders import Component
 from conftest import make_config
 from translate.assembly.settings import validate_config
 from translate.config import ConfigError
@@ -224,7 +224,7 @@ def test_flex_attention_path_equals_the_sdpa_path(encoding, kind):
     """flex_attention runs eagerly on CPU (a reference implementation, forward only): same output as today's path,
     with the padding (encoder) or causal (decoder) mask added to the encoding's per-head bias."""
     from translate.model.attention import attend
-    from translate.assembly.components import build_encoding
+    from translate.assembly.builders import build_encoding
     from translate.model.transformer import add_bias, causal_bias, padding_bias
 
     torch.manual_seed(0)

@@ -225,7 +225,7 @@ def test_plots_cover_every_test_set_and_draw_too_small_buckets_hollow(tmp_path):
 def test_no_learning_curve_without_recorded_validations(tmp_path):
     from translate.analysis.sweep.plots import learning_curves
 
-    from translate.analysis.run.metrics import RunMetrics
+    from translate.analysis.run.metrics_json import RunMetrics
 
     class Job:
         seed, metrics = 1, RunMetrics.read({"bleu": 20.0})

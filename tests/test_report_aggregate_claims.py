@@ -11,7 +11,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from translate.analysis.run.metrics import LengthReport, TestSetScores
+from translate.analysis.run.metrics_json import LengthReport, TestSetScores
 from translate.study.verdicts.claims import check_claims, diagonal_claim, no_pe_claim, zero_dims_claim
 from translate.analysis.sweep.rows import AlignmentRow, Quantity, RowSetting, SpanComparison, SpanDelta, SpanRow
 from translate.analysis.sweep.rules import Rules

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from translate.analysis.run.metrics import RunMetrics
+from translate.analysis.run.metrics_json import RunMetrics
 from translate.analysis.sweep.jobs import Job, JobSettings, Setting
 from translate.analysis.sweep.plots import curve_test_set, length_curve, write_length_curve
 

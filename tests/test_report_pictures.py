@@ -12,7 +12,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from translate.analysis.run.length_curve import bleu_curve
-from translate.analysis.run.metrics import RunMetrics
+from translate.analysis.run.metrics_json import RunMetrics
 from translate.analysis.run.outputs import bar_chart
 from translate.analysis.sweep.jobs import Job, JobSettings, Setting
 from translate.analysis.sweep.plots import (PLOTS, learning_curves, length_curve, line_plot, write_learning_curves,

@@ -10,7 +10,7 @@ from sacrebleu.metrics import BLEU, CHRF
 from scipy import stats as scipy_stats
 
 from translate.data.cleaning import Pair
-from translate.analysis.sweep.references import TestSet as SentencesOfTest
+from translate.analysis.sweep.reference_sentences import TestSet as SentencesOfTest
 from translate.analysis.sweep.significance import (MAX_DF, SCORE, Difference, Groups, SentenceStats, compare,
                                                    difference_from_samples, group_counts, holm,
                                                    independent_contrast, p_text, percentile_interval, seed_df,

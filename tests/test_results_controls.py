@@ -96,10 +96,10 @@ def test_the_results_page_shows_the_controls_and_the_other_encodings(tmp_path, r
 
 
 def test_the_page_header_gives_the_range_of_a_budget_that_differs_between_jobs():
-    from translate.study.pages.results import span
+    from translate.analysis.sweep.cells import value_range
 
-    assert span([85.17, 47.6, None], 1) == "47.6–85.2"  # None: an evaluation-only job
-    assert span([600, 600], 0) == "600" and span([], 0) == "–"
+    assert value_range([85.17, 47.6, None], 1) == "47.6–85.2"  # None: an evaluation-only job
+    assert value_range([600, 600], 0) == "600" and value_range([], 0) == "–"
 
 
 def test_the_page_header_names_each_model_size_of_its_comparisons():

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 from omegaconf import OmegaConf
 
-from translate.analysis.run.metrics import CARRIED, BucketStatistics, RunMetrics
+from translate.analysis.run.metrics_json import CARRIED, BucketStatistics, RunMetrics
 from translate.analysis.run.settings import ReportSettings
 from translate.analysis.sweep.jobs import JobSettings, find_jobs
-from translate.analysis.sweep.references import corpus_settings
+from translate.analysis.sweep.reference_sentences import corpus_settings
 from translate.analysis.sweep.aggregate import rules_from
 from translate.analysis.sweep.rules import Rules, decides
 

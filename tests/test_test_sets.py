@@ -79,7 +79,7 @@ def test_long_concat_joins_consecutive_pairs_side_by_side():
 
 
 def test_the_kind_says_what_a_test_set_is_whatever_its_name():
-    from translate.analysis.run.metrics import RunMetrics
+    from translate.analysis.run.metrics_json import RunMetrics
     from translate.analysis.sweep.plots import curve_test_set
 
     specs = sets.parse_test_sets([{"name": "mine", "split": "test"}, {"name": "far", "split": "long_test"},

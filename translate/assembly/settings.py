@@ -1,5 +1,5 @@
 """Start-up validation of a whole run: every section typed and checked (translate.config.fields), then the corpus,
-encoding and ablation named by `_target_` built by their builders (translate.assembly.components), so their own checks
+encoding and ablation named by `_target_` built by their builders (translate.assembly.builders), so their own checks
 run before data preparation too. An error names the key, the value and what is allowed."""
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
 from translate.analysis.run.settings import ReportSettings
-from translate.assembly.components import Component, build_encoding, check_corpus
+from translate.assembly.builders import Component, build_encoding, check_corpus
 from translate.config.errors import ConfigError, from_omegaconf, not_allowed
 from translate.data.config import DataConfig
 from translate.data.eval_config import EvalConfig

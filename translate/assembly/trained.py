@@ -1,5 +1,5 @@
 """A trained model from its checkpoint, for evaluation and translation: the model its config describes, built by the
-same builder as in training (translate.assembly.components), with the checkpoint's weights and tokenizer."""
+same builder as in training (translate.assembly.builders), with the checkpoint's weights and tokenizer."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -9,7 +9,7 @@ from typing import Optional
 import torch
 from omegaconf import DictConfig, OmegaConf
 
-from translate.assembly.components import Component, build_model, locate_target, settings_of
+from translate.assembly.builders import Component, build_model, locate_target, settings_of
 from translate.config.errors import ConfigError
 from translate.data.tokenizer import Tokenizer
 from translate.model.config import model_config_of

@@ -14,7 +14,7 @@ import torch
 from omegaconf import DictConfig
 from torch.utils.tensorboard import SummaryWriter
 
-from translate.assembly.components import Component, build_model
+from translate.assembly.builders import Component, build_model
 from translate.assembly.fit import check_data_fits
 from translate.assembly.settings import RunSettings, section_node, typed
 from translate.data.pipeline import PreparedData

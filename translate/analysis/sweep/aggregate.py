@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from translate.analysis.run.settings import ReportSettings
-from translate.analysis.run.metrics import CARRIED, BucketScores, BucketStatistics, TestSetScores
+from translate.analysis.run.metrics_json import CARRIED, BucketScores, BucketStatistics, TestSetScores
 from translate.analysis.sweep.jobs import Job, JobSettings, Setting, SweepError
-from translate.analysis.sweep.references import TestSet, TestSets
+from translate.analysis.sweep.reference_sentences import TestSet, TestSets
 from translate.analysis.sweep.rows import (AlignmentRow, Comparison, Convergence, Delta, ReportRow, RowSetting, Score,
                                           SpanRow)
 from translate.analysis.sweep.rules import SAMPLES, Rules, exploratory, pending

@@ -20,6 +20,16 @@ def number(value, digits: int = 2) -> str:
     return f"{value:,.{digits}f}" if isinstance(value, float) else f"{value:,}"
 
 
+def value_range(values: list, digits: int = 2) -> str:
+    """The jobs' values of one quantity: "600" when they read the same, "580–600" otherwise, "–" when none is known
+    (an evaluation-only job, e.g. a test-time control, has no steps)."""
+    present = sorted(v for v in values if v is not None)
+    if not present:
+        return "–"
+    low, high = number(present[0], digits), number(present[-1], digits)
+    return low if low == high else f"{low}–{high}"
+
+
 def score_cell(score: Score, seeds: Optional[int]) -> str:
     """"23.41 [21.02, 25.90]" with one seed, "23.41 ± 0.80" with several."""
     if score.value is None:

@@ -12,7 +12,7 @@ from typing import Any, Optional
 
 from omegaconf import OmegaConf
 
-from translate.analysis.run.metrics import RunMetrics, TestSetScores
+from translate.analysis.run.metrics_json import RunMetrics, TestSetScores
 from translate.analysis.run.report_split import training_lengths
 from translate.analysis.run.settings import ReportSettings
 from translate.data.config import DataConfig

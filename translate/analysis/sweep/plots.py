@@ -10,7 +10,7 @@ import matplotlib
 matplotlib.use("Agg")
 from matplotlib.figure import Figure  # noqa: E402
 
-from translate.analysis.run.metrics import RunMetrics  # noqa: E402
+from translate.analysis.run.metrics_json import RunMetrics  # noqa: E402
 from translate.analysis.sweep.aggregate import ALL  # noqa: E402
 from translate.analysis.sweep.rows import ReportRow, Score  # noqa: E402
 

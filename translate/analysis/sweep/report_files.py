@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
-from translate.analysis.run.metrics import BucketStatistics
+from translate.analysis.run.metrics_json import BucketStatistics
 from translate.analysis.run.settings import ReportSettings
 from translate.analysis.sweep.aggregate import Report
 from translate.analysis.sweep.rows import AlignmentRow, ReportRow, SpanRow

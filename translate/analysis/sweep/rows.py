@@ -13,7 +13,7 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any, Optional
 
 from translate.analysis.run.convergence import PER_STEPS, ValidTrend
-from translate.analysis.run.metrics import BucketStatistics
+from translate.analysis.run.metrics_json import BucketStatistics
 from translate.analysis.sweep.significance import MAX_DF, Difference
 
 

@@ -23,7 +23,7 @@ from translate.analysis.sweep.significance import (Difference, Groups, SentenceS
                                                    group_counts, seeds_needed)
 
 from translate.analysis.sweep.jobs import Job, JobSettings, Setting
-from translate.analysis.sweep.references import TestSet
+from translate.analysis.sweep.reference_sentences import TestSet
 from translate.analysis.sweep.rules import Rules
 
 

@@ -16,7 +16,7 @@ from translate.study.pages.readme import update_readme
 from translate.study.pages.page import fresh_assets, load_report, of_test_set
 from translate.analysis.sweep.rows import ReportRow
 from translate.analysis.sweep.cells import (LENGTH_LABELS, bucket_header, comparison_cell, devices, markdown_table,
-                                            number, score_cell)
+                                            number, score_cell, value_range)
 from translate.analysis.sweep.tables import pivot, reading_rules, test_set_names
 from translate.io import atomic_write_text
 
@@ -24,15 +24,6 @@ from translate.io import atomic_write_text
 REPORT_PICTURES = tuple((name, f"{label} by length") for _, label, name in PLOTS) + (
     (LENGTH_CURVE, "BLEU against length (bucket middle, words)"),
     (LEARNING_CURVES, "valid BLEU against training step, one line per job"))
-
-
-def span(values: list, digits: int = 2) -> str:
-    """"600" when every value is the same, "580–600" otherwise, "–" when none is known."""
-    present = sorted(v for v in values if v is not None)
-    if not present:
-        return "–"
-    low, high = number(present[0], digits), number(present[-1], digits)
-    return low if low == high else f"{low}–{high}"
 
 
 def trained_on(words: str) -> str:
@@ -59,12 +50,12 @@ def provenance(report: Report, sweep_dir: Path) -> str:
     tests = ", ".join(f"{number(sentences[name])} sentences of `{name}`" for name in test_set_names(report))
     unfinished = f", {len(report.unfinished)} unfinished left out" if report.unfinished else ""
     models = ", ".join(sorted({str(r.model) for r in whole}))
-    seeds = span([r.seeds for r in whole])
+    seeds = value_range([r.seeds for r in whole])
     seeds += " seed" if seeds == "1" else " seeds"
     samples = report.rules.samples
     return (f"`{sweep_dir}`: {len({r.setting for r in whole})} encodings × {seeds}, {len(jobs)} finished jobs"
-            f"{unfinished}; model {models}, {span([r.parameters for r in whole])}"
-            f" parameters, {span([r.steps for r in whole])} steps and {span([r.train_minutes for r in whole], 1)}"
+            f"{unfinished}; model {models}, {value_range([r.parameters for r in whole])}"
+            f" parameters, {value_range([r.steps for r in whole])} steps and {value_range([r.train_minutes for r in whole], 1)}"
             f" training minutes per job on {devices(whole)}, trained on {trained_words(whole)}; tested on {tests}; "
             + (f"intervals from {samples:,} bootstrap resamples" if samples else "no bootstrap intervals or tests"))
 

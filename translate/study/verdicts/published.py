@@ -26,7 +26,7 @@ from translate.analysis.sweep.plan import planned_but_missing
 from translate.analysis.sweep.rows import Delta, ReportRow
 from translate.analysis.sweep.rules import interim_text, pending, verdict_word
 from translate.analysis.sweep.cells import comparison_cell, markdown_table, number, worded_cell
-from translate.assembly.components import encoding_class
+from translate.assembly.builders import encoding_class
 
 
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any, Optional
 
 from translate.analysis.buckets import PAIR_LENGTH, Bucket, members
-from translate.analysis.run.metrics import LengthReport
+from translate.analysis.run.metrics_json import LengthReport
 from translate.data.cleaning import Pair
 from translate.config.fields import TRAIN_ONLY, with_role
 from translate.data.components import component_ids
