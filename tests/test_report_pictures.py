@@ -21,6 +21,10 @@ from translate.analysis.sweep.rows import ReportRow, Score
 
 REPO = Path(__file__).resolve().parents[1]
 ENCODINGS = [f"encoding_{i:02d}_none" for i in range(25)] + ["transformer_xl + zero_dims(from=400)"]
+# a claims sweep's groups: the varying settings of each group run wider than its panel
+GROUPS = ["train words 1-9 (as many target tokens as 11-17), model=base_cpu, train.lr=0.001, train.max_steps=1000",
+          "train words 1-9 (as many target tokens as 11-17), model=small, train.lr=0.002, train.max_steps=3400",
+          "train words 11-17, model=small, train.lr=0.002, train.max_steps=3400"]
 # the default buckets with counts like multi30k_flickr2016's: the long ones too few to decide
 BUCKETS = [("1-5", 1, 5, 1079), ("6-10", 6, 10, 1556), ("11-15", 11, 15, 219), ("16-20", 16, 20, 25),
            ("21-30", 21, 30, 4), ("31-45", 31, 45, 3), ("46-60", 46, 60, 1), ("61+", 61, None, 1)]
@@ -104,6 +108,9 @@ def assert_readable(fig: Figure, what: str) -> None:
         assert inside(box), f"{what}: the title {title.get_text()!r} is cut by the figure's edge"
         for legend in legends:
             assert overlap(box, legend) == 0, f"{what}: the legend covers the title {title.get_text()!r}"
+    for first, second in combinations([t for t in titles if t.get_text()], 2):
+        assert overlap(first.get_window_extent(renderer), second.get_window_extent(renderer)) == 0, \
+            f"{what}: the titles {first.get_text()!r} and {second.get_text()!r} overlap"
     for legend in legends:
         assert inside(legend), f"{what}: the legend runs off the figure"
     panels = [ax.get_window_extent(renderer) for ax in fig.axes if ax.get_label() != "<colorbar>"]
@@ -116,6 +123,7 @@ PICTURES = {
        for value, label, name in PLOTS},
     "bleu_by_length.png (two panels)": lambda: line_plot(rows(["train words 1-9", "train words 11-17"]),
                                                          PLOTS[0][0], PLOTS[0][1]),
+    "bleu_by_length.png (three panels, long group labels)": lambda: line_plot(rows(GROUPS), PLOTS[0][0], PLOTS[0][1]),
     "bleu_length_curve.png": lambda: length_curve(settings([(1, 9)])),
     "bleu_length_curve.png (two spans)": lambda: length_curve(settings([(1, 9), (11, 17)])),
     "learning_curves.png": lambda: learning_curves(settings([(1, 9)])),

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Optional
 
 from translate.analysis.sweep.rows import Delta, ReportRow, Score
-from translate.analysis.sweep.rules import decides, verdict_word
+from translate.analysis.sweep.rules import Rules, verdict_word
 from translate.analysis.sweep.significance import p_text
 
 
@@ -65,9 +65,9 @@ def markdown_table(header: list[str], lines: list[list[str]], align: Optional[li
         "| " + " | ".join(line) + " |" for line in lines]
 
 
-def bucket_header(row: ReportRow, min_bucket: int) -> str:
-    """"11-15 (n=241)"; "21+ (n=5, too few)" below min_bucket."""
-    return f"{row.bucket} (n={row.sentences}" + ("" if decides(row.sentences, min_bucket) else ", too few") + ")"
+def bucket_header(row: ReportRow, rules: Rules) -> str:
+    """"11-15 (n=241)"; "21+ (n=5, too few)" below the rules' min_bucket."""
+    return f"{row.bucket} (n={row.sentences}" + ("" if rules.decides(row.sentences) else ", too few") + ")"
 
 
 def alignment_cell(row: ReportRow) -> str:

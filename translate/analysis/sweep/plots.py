@@ -2,6 +2,8 @@
 (e.g. the training lengths), error bars from the table's intervals."""
 from __future__ import annotations
 
+import textwrap
+
 from pathlib import Path
 from typing import Callable, Optional
 
@@ -63,6 +65,13 @@ def legend_columns(labels, width: float) -> int:
     return max(1, min(len(labels), int(width // entry)))
 
 
+def panel_title(text: str, panels: int, fig: Figure, fontsize: float = 10) -> str:
+    """`text` wrapped to one panel's width (about 0.55 x the font size a character): a sweep's group labels name
+    its varying settings and run wider than a panel, into the next panel's title."""
+    characters = int(fig.get_figwidth() / panels * 72 / (fontsize * 0.55))
+    return "\n".join(textwrap.fill(line, max(20, characters)) for line in text.splitlines())
+
+
 def legend_outside(fig: Figure, axes) -> None:
     """One legend for the whole figure, under the panels in as many columns as their width holds: inside a panel 26
     entries would hide the lines, beside them it would take half the width."""
@@ -121,7 +130,7 @@ def line_plot(rows: list[ReportRow], value: Callable[[ReportRow], Score], ylabel
         ax.set_xticks(range(len(buckets)), [tick_label(b, n, at in too_few) for at, (b, n) in enumerate(buckets)],
                       fontsize=tick_font(len(buckets), ax.figure.get_figwidth() / len(groups)))
         ax.set_xlabel("source length (words)")
-        ax.set_title(group or "all jobs", fontsize=10)
+        ax.set_title(panel_title(group or "all jobs", len(groups), fig), fontsize=10)
         ax.grid(alpha=0.3)
     axes[0].set_ylabel(ylabel)
     legend_outside(fig, axes)
@@ -217,7 +226,8 @@ def length_curve(settings: list) -> Optional[Figure]:
             low, _, high = span.rstrip("+").partition("-")
             ax.axvspan(int(low) - 0.5, int(high) + 0.5 if high else ax.get_xlim()[1], color="0.9", zorder=0)
         trained = f"trained on {span} words" if span != "all" else "trained on every length"
-        ax.set_title(f"{trained};\nBLEU on {', '.join(sorted(test_sets[span]))}", fontsize=10)
+        ax.set_title(panel_title(f"{trained};\nBLEU on {', '.join(sorted(test_sets[span]))}", len(spans), fig),
+                     fontsize=10)
         ax.set_xlabel("source length (words, bucket middle)")
         ax.grid(alpha=0.3)
     axes[0].set_ylabel("BLEU")

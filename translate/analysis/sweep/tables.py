@@ -26,7 +26,7 @@ def pivot(report: Report, cell: Callable[[ReportRow], str], title: str, test_set
         for kind in ("trained", "partly", "shorter", "beyond", None):
             for r in in_group:
                 if r.lengths == kind and r.bucket not in headers:
-                    headers[r.bucket] = bucket_header(r, report.rules.min_bucket)
+                    headers[r.bucket] = bucket_header(r, report.rules)
         kinds = {r.bucket: r.lengths for r in in_group}
         by_setting: dict[str, dict[str, ReportRow]] = {}
         for r in in_group:

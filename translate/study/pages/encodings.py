@@ -15,6 +15,7 @@ from translate.study.verdicts.published import published_readme_lines, published
 from translate.study.pages.readme import update_readme
 from translate.study.pages.page import fresh_assets, load_report, of_test_set
 from translate.analysis.sweep.rows import ReportRow
+from translate.analysis.sweep.rules import Rules
 from translate.analysis.sweep.cells import (LENGTH_LABELS, bucket_header, comparison_cell, devices, markdown_table,
                                             number, score_cell, value_range)
 from translate.analysis.sweep.tables import pivot, reading_rules, test_set_names
@@ -125,7 +126,7 @@ def by_length_section(report: Report) -> list[str]:
                      "only.", ""]
 
 
-def bucket_ranking_table(rows: list[ReportRow], min_bucket: int) -> list[str]:
+def bucket_ranking_table(rows: list[ReportRow], rules: Rules) -> list[str]:
     """Buckets as columns, ranks as lines: the encoding at that rank in that bucket and its BLEU."""
     buckets: dict[str, list[ReportRow]] = {}
     for r in sorted(rows, key=lambda r: (r.low is None, r.low or 0)):
@@ -133,7 +134,7 @@ def bucket_ranking_table(rows: list[ReportRow], min_bucket: int) -> list[str]:
             buckets.setdefault(r.bucket, []).append(r)
     columns = [ranked(cells) for cells in buckets.values()]
     header = ["rank"] + [(f"{LENGTH_LABELS[cells[0].lengths]}: " if cells[0].lengths else "")
-                         + bucket_header(cells[0], min_bucket) for cells in columns]
+                         + bucket_header(cells[0], rules) for cells in columns]
     lines = []
     for line in range(max(map(len, columns), default=0)):
         lines.append([str(line + 1)] + [f"{cells[line].setting} {score_cell(cells[line].bleu, cells[line].seeds)}"
@@ -149,7 +150,7 @@ def extrapolation_section(report: Report, sweep_dir: Path, assets: Path, link: s
              "extrapolates. Per bucket, the encodings from the highest BLEU down (ties by name); a bucket marked "
              "`too few` decides nothing.", ""]
     buckets = [r for r in report.rows if r.bucket != ALL]
-    lines += per_test_set_and_group(report, buckets, lambda rows: bucket_ranking_table(rows, report.rules.min_bucket))
+    lines += per_test_set_and_group(report, buckets, lambda rows: bucket_ranking_table(rows, report.rules))
     if not buckets:
         lines += ["No job has a by_length report in its metrics.json: no ranking per bucket.", ""]
     else:

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Optional
 
 from translate.analysis.sweep.rows import AlignmentRow, Delta, Quantity, RowSetting, SpanRow
-from translate.analysis.sweep.rules import (EXPLORATORY, Rules, decides as enough, exploratory,
+from translate.analysis.sweep.rules import (EXPLORATORY, Rules, exploratory,
                                             interim_text, no_spread, pending)
 from translate.analysis.sweep.significance import holm, independent_contrast, p_text, within
 from translate.analysis.sweep.spans import LONG_MIN, SHORT_MAX
@@ -91,8 +91,8 @@ def is_long_span(r: SpanRow) -> bool:
     return r.span == "trained" and r.low >= LONG_MIN
 
 
-def decides(r: SpanRow, min_bucket: int) -> bool:
-    return enough(r.sentences, min_bucket)
+def decides(r: SpanRow, rules: Rules) -> bool:
+    return rules.decides(r.sentences)
 
 
 def brief_group(group: str) -> str:
@@ -295,10 +295,10 @@ def halves_text(halves: list[Half]) -> str:
     return ", ".join(f"{h.name} half {h.word}" for h in halves)
 
 
-def span_word(r: SpanRow, min_bucket: int, word: Callable[[], str]) -> Optional[str]:
+def span_word(r: SpanRow, rules: Rules, word: Callable[[], str]) -> Optional[str]:
     """The word of a deciding span: None when too few sentences decide; the pending text or EXPLORATORY before
     `word` is asked."""
-    if not decides(r, min_bucket):
+    if not decides(r, rules):
         return None
     return pending(r) or (EXPLORATORY if exploratory(r) else word())
 
@@ -312,7 +312,7 @@ def span_reading(r: SpanRow, word: str) -> Reading:
 def zero_dims_claim(spans: list[SpanRow], test_set: Optional[str], rules: Rules) -> Verdict:
     """Claim (a): its short half on the primary test set's short spans (no difference within ±margin), its long
     half on the long spans of the reserved long test set (zeroing costs BLEU)."""
-    margin, min_bucket = rules.margin, rules.min_bucket
+    margin = rules.margin
     verdict = Verdict("(a) Zeroing PE dimensions ≥ 400 barely changes BLEU on short sentences, and costs BLEU on long "
                       "ones.")
     family = Family("(a)")
@@ -323,15 +323,15 @@ def zero_dims_claim(spans: list[SpanRow], test_set: Optional[str], rules: Rules)
     def primary(r: SpanRow) -> bool:
         return r.test_set == (test_set if is_short_span(r) else LONG_TEST_SET)
 
-    deciding = [primary(r) and decides(r, min_bucket) and not pending(r) and not exploratory(r) for r in found]
+    deciding = [primary(r) and decides(r, rules) and not pending(r) and not exploratory(r) for r in found]
     indices = [family.add(r.compared.bleu.p if d else None) for r, d in zip(found, deciding)]
     for r, index in zip(found, indices):
         d, shown = r.compared.bleu, family.significant(index)
         if is_short_span(r):
-            word = span_word(r, min_bucket, lambda: no_difference_word(d, margin))
+            word = span_word(r, rules, lambda: no_difference_word(d, margin))
             text = equivalence_text(r, margin, shown)
         else:
-            word = span_word(r, min_bucket, lambda: difference_word(d, -1, shown, margin=margin))
+            word = span_word(r, rules, lambda: difference_word(d, -1, shown, margin=margin))
             text = "worse" if shown and d.delta < 0 else "not shown to be worse"
         if word is not None and primary(r):
             (short if is_short_span(r) else long).readings.append(span_reading(r, word))
@@ -360,7 +360,7 @@ def no_pe_claim(spans: list[SpanRow], test_set: Optional[str], rules: Rules, pe:
     """Claim (b) with `pe` as the PE: the spans' Δ must be against `pe` (a report whose baseline is `pe`). Short half:
     no difference within ±margin; long half: no PE loses BLEU, and loses more than on short sentences (the contrast
     Δ_long − Δ_short between the groups below 0)."""
-    margin, min_bucket = rules.margin, rules.min_bucket
+    margin = rules.margin
     verdict = Verdict("(b) Without PE, short sentences translate about as well, long ones much worse.")
     family = Family("(b)")
     short_half, long_half = Half("short"), Half("long")
@@ -377,7 +377,7 @@ def no_pe_claim(spans: list[SpanRow], test_set: Optional[str], rules: Rules, pe:
         for setting in long_settings:
             lg = long_cell(long, setting)
             waiting = pending(s) or pending(lg)
-            enough_sentences = decides(s, min_bucket) and decides(lg, min_bucket)
+            enough_sentences = decides(s, rules) and decides(lg, rules)
             one = exploratory(s) or exploratory(lg)
             deciding = enough_sentences and not waiting and not one
             contrast = independent_contrast(s.compared.bleu.difference(), lg.compared.bleu.difference())
@@ -473,7 +473,6 @@ def diagonal_claim(alignment: list[AlignmentRow], test_set: Optional[str], rules
     """Claim (c), one half: on long sentences no PE aligns worse than `pe`, and more so than on short ones (the gap
     grows), on the primary metric (Holm within the claim, the primary test set only); every other metric is shown
     with unadjusted intervals and named where it says otherwise."""
-    min_bucket = rules.min_bucket
     verdict = Verdict("(c) With PE the cross-attention lines up along the diagonal on long sentences; "
                       "without PE it does not.")
     family = Family("(c)")
@@ -481,7 +480,7 @@ def diagonal_claim(alignment: list[AlignmentRow], test_set: Optional[str], rules
     verdict.halves = [half]
     for rows in alignment_cells(alignment, is_nope):
         r, others = rows[0], rows[1:]
-        enough_sentences = enough(r.short_sentences, min_bucket) and enough(r.long_sentences, min_bucket)
+        enough_sentences = rules.decides(r.short_sentences) and rules.decides(r.long_sentences)
         waiting = pending(r)
         one = r.seeds == 1
         deciding = enough_sentences and not waiting and not one and r.test_set == test_set
@@ -527,12 +526,11 @@ def check_claims(spans: list[SpanRow], alignment: list[AlignmentRow], test_set: 
 
 
 def thresholds(rules: Rules) -> str:
-    margin, min_bucket = rules.margin, rules.min_bucket
     return (f"each model is read on the lengths it was trained on, merged (short: at most {SHORT_MAX} French words, "
-            f"long: from {LONG_MIN}); spans of fewer than {min_bucket} sentences decide nothing; each claim is "
+            f"long: from {LONG_MIN}); spans of fewer than {rules.min_bucket} sentences decide nothing; each claim is "
             f"decided as its halves: a half that predicts no difference holds when the 90% interval of Δ BLEU lies "
-            f"inside ±{margin:g} (TOST at α = 0.05) and is contradicted when the 95% interval lies wholly beyond "
-            f"±{margin:g}; a half that predicts a loss holds when the loss is shown (Holm-adjusted p < 0.05 within the "
+            f"inside ±{rules.margin:g} (TOST at α = 0.05) and is contradicted when the 95% interval lies wholly beyond "
+            f"±{rules.margin:g}; a half that predicts a loss holds when the loss is shown (Holm-adjusted p < 0.05 within the "
             f"claim's deciding tests) and its extra condition is met ((b): Δ_long − Δ_short between the groups below "
             f"0; (c): the gap grows from short to long sentences), and is contradicted when the opposite is shown; "
             f"anything else is inconclusive; a claim is supported only if every half holds, not supported as stated "

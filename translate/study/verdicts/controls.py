@@ -45,7 +45,7 @@ def is_control(control: Control):
 def check_control(control: Control, spans: list[SpanRow], test_set: str | None, rules: Rules) -> Verdict | None:
     """None when the sweep has no job of this control. Read like claim (a): each model on the short lengths it was
     trained on, merged; its own Holm family."""
-    margin, min_bucket = rules.margin, rules.min_bucket
+    margin = rules.margin
     found = cells(spans, is_control(control), is_short_span)
     if not found:
         return None
@@ -54,14 +54,14 @@ def check_control(control: Control, spans: list[SpanRow], test_set: str | None, 
     seen: list[tuple[str, str]] = []  # per span of several seeds: (test set, "worse" / "same" by TOST / "unclear")
     waitings = [pending(r) for r in found]
     # Holm over the deciding tests only: the primary test set's, of several seeds, with their planned seeds in
-    indices = [family.add(r.compared.bleu.p if decides(r, min_bucket) and not waiting and not exploratory(r)
+    indices = [family.add(r.compared.bleu.p if decides(r, rules) and not waiting and not exploratory(r)
                           and r.test_set == test_set else None)
                for r, waiting in zip(found, waitings)]
     for r, index, waiting in zip(found, indices, waitings):
         primary = r.test_set == test_set
         # another test set's Δ is read with its unadjusted p and decides nothing
         significant = family.significant(index) if primary else r.compared.bleu.p is not None and r.compared.bleu.p < 0.05
-        if not decides(r, min_bucket):
+        if not decides(r, rules):
             text = "too few to decide"
         elif waiting:
             text = interim_text(waiting)
@@ -74,10 +74,10 @@ def check_control(control: Control, spans: list[SpanRow], test_set: str | None, 
                 f" (about the same: within ±{margin:g} BLEU)" if seen[-1][1] == "same" else "")
         else:
             text = equivalence_text(r, margin, significant)
-        if decides(r, min_bucket) and primary:
+        if decides(r, rules) and primary:
             outcomes.append(waiting or text.split(":")[0].split(" (")[0])
             verdict.shown.append(span_reading(r, outcomes[-1]))
-        elif decides(r, min_bucket) and not waiting and not exploratory(r):
+        elif decides(r, rules) and not waiting and not exploratory(r):
             text += " (unadjusted p; decides nothing: not the primary test set)"
         verdict.add(f"{where(r)}: {control.ablation} minus sinusoidal {delta_text(r, family, index)}; {text}; "
                     f"{lengths_text(r)}.")
