@@ -21,7 +21,7 @@ from translate.analysis.sweep.jobs import SweepError, find_jobs, group_settings
 from translate.analysis.sweep.rows import ReportRow
 from translate.analysis.sweep.report_files import CSV_COLUMNS
 from translate.analysis.sweep.cells import devices
-from translate.analysis.sweep.significance import Groups, SentenceStats, compare
+from translate.analysis.significance import Groups, SentenceStats, compare
 
 EDGES = ((1, 5), (6, 10), (11, 15), (16, 20), (21, None))
 SAMPLES = 200

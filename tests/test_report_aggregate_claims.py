@@ -15,7 +15,7 @@ from translate.analysis.run.metrics_json import LengthReport, TestSetScores
 from translate.study.verdicts.claims import check_claims, diagonal_claim, no_pe_claim, zero_dims_claim
 from translate.analysis.sweep.rows import AlignmentRow, Quantity, RowSetting, SpanComparison, SpanDelta, SpanRow
 from translate.analysis.sweep.rules import Rules
-from translate.analysis.sweep.significance import Groups, t_two_sided_p
+from translate.analysis.significance import Groups, t_two_sided_p
 from translate.analysis.sweep.spans import alignment_rows
 
 SHORT_GROUP, LONG_GROUP = "train words 1-9", "train words 11-17"

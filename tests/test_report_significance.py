@@ -11,7 +11,7 @@ from scipy import stats as scipy_stats
 
 from translate.data.cleaning import Pair
 from translate.analysis.sweep.reference_sentences import TestSet as SentencesOfTest
-from translate.analysis.sweep.significance import (MAX_DF, SCORE, Difference, Groups, SentenceStats, compare,
+from translate.analysis.significance import (MAX_DF, SCORE, Difference, Groups, SentenceStats, compare,
                                                    difference_from_samples, group_counts, holm,
                                                    independent_contrast, p_text, percentile_interval, seed_df,
                                                    seed_t_interval, seeds_needed, sentence_noise, t_quantile,

@@ -1,8 +1,9 @@
 """Per-bucket quality: sentence count, sacreBLEU BLEU and chrF (exactly sacreBLEU on that subset), the mean
 hypothesis/reference length ratio in words, and 95% paired bootstrap intervals (Koehn 2004).
 
-The bootstrap resamples the bucket's sentences with replacement; BLEU and chrF are recomputed from summed
-sentence statistics, as `sacrebleu --confidence` does, and both metrics use the same resamples (paired).
+The bootstrap is the sweep report's (translate.analysis.significance): the bucket's sentences resampled with
+replacement, BLEU and chrF recomputed from summed sentence statistics as `sacrebleu --confidence` does, both metrics
+from the same resamples (paired).
 """
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from typing import Sequence
 import numpy as np
 from sacrebleu.metrics import BLEU, CHRF
 
+from translate.analysis.significance import SentenceStats, bootstrap_interval
 from translate.scoring.metrics import sentence_length_ratios
 
 
@@ -20,14 +22,8 @@ def _round(x: float) -> float:
 
 def bootstrap_intervals(hyps: list[str], refs: list[str], samples: int, seed: int) -> dict[str, list[float]]:
     """{"bleu_ci": [lo, hi], "chrf_ci": [lo, hi]}: 2.5th and 97.5th percentiles over `samples` resamples."""
-    rng = np.random.default_rng(seed)
-    index = rng.integers(0, len(hyps), size=(samples, len(hyps)))  # (S, n), shared by both metrics
-    out = {}
-    for key, metric in (("bleu_ci", BLEU()), ("chrf_ci", CHRF())):
-        stats = np.asarray(metric._extract_corpus_statistics(hyps, [refs]), dtype=np.float64)  # (n, k)
-        scores = [metric._compute_score_from_stats(list(row)).score for row in stats[index].sum(axis=1)]
-        out[key] = [_round(np.percentile(scores, 2.5)), _round(np.percentile(scores, 97.5))]
-    return out
+    interval = bootstrap_interval(SentenceStats.extract(hyps, refs), samples, seed=seed)
+    return {"bleu_ci": interval["bleu"], "chrf_ci": interval["chrf"]}
 
 
 def length_ratio(hyps: Sequence[str], refs: Sequence[str]) -> float:

@@ -2,7 +2,7 @@
 
 Interval of a score: with one seed, the 95% bootstrap interval over groups of test sentences (per bucket as the
 run's own length report computed it; for the whole test set computed here); with several seeds, mean ± standard
-deviation over the seeds. Comparison (translate.analysis.sweep.significance): each seed against the baseline trained in the
+deviation over the seeds. Comparison (translate.analysis.significance): each seed against the baseline trained in the
 same context with the same seed, on the same sentences; with several seeds a t-interval over the per-seed deltas
 widened by the test-set bootstrap variance. The ALL row also holds the interaction Δ_long − Δ_short.
 Every p is Holm-adjusted across the tests of the report (BLEU and chrF separately) for the stars.
@@ -20,7 +20,7 @@ from translate.analysis.sweep.reference_sentences import TestSet, TestSets
 from translate.analysis.sweep.rows import (AlignmentRow, Comparison, Convergence, Delta, ReportRow, RowSetting, Score,
                                           SpanRow)
 from translate.analysis.sweep.rules import SAMPLES, Rules, exploratory, pending
-from translate.analysis.sweep.significance import (Difference, ReferenceCache, SentenceStats, bootstrap_interval, compare,
+from translate.analysis.significance import (Difference, ReferenceCache, SentenceStats, bootstrap_interval, compare,
                                            holm, interaction)
 from translate.analysis.sweep.spans import LONG_MIN, SHORT_MAX, alignment_rows, span_rows
 from translate.scoring.repetition import repeated_word_percent

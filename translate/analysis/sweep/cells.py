@@ -6,7 +6,7 @@ from typing import Optional
 
 from translate.analysis.sweep.rows import Delta, ReportRow, Score
 from translate.analysis.sweep.rules import Rules, verdict_word
-from translate.analysis.sweep.significance import p_text
+from translate.analysis.significance import p_text
 
 
 # A bucket's place against the lengths a job trained on, as column headers say it.

@@ -20,7 +20,7 @@ from typing import Callable
 
 import numpy as np
 
-from translate.analysis.sweep.significance import (EQUIVALENCE_LEVEL, LEVEL, MAX_DF, difference_from_samples,
+from translate.analysis.significance import (EQUIVALENCE_LEVEL, LEVEL, MAX_DF, difference_from_samples,
                                                    sentence_noise, t_quantile)
 
 # (per-seed Δs (S,), resamples (S, B)) -> (low, high) of the 95% interval, (low, high) of the 90% one

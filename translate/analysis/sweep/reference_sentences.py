@@ -15,7 +15,7 @@ from translate.data.components import component_ids
 from translate.data.config import DataConfig
 from translate.data.pipeline import read_corpus
 from translate.data.test_sets import TestSetSpec, test_set_pairs
-from translate.analysis.sweep.significance import Groups
+from translate.analysis.significance import Groups
 
 from translate.analysis.sweep.jobs import JobSettings
 

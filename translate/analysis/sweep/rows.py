@@ -14,7 +14,7 @@ from typing import Any, Optional
 
 from translate.analysis.run.convergence import PER_STEPS, ValidTrend
 from translate.analysis.run.metrics_json import BucketStatistics
-from translate.analysis.sweep.significance import MAX_DF, Difference
+from translate.analysis.significance import MAX_DF, Difference
 
 
 def rounded(x: Optional[float], digits: int = 2) -> Optional[float]:

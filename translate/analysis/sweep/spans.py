@@ -19,7 +19,7 @@ import numpy as np
 
 from translate.analysis.sweep.rows import (AlignmentRow, Convergence, Quantity, RowSetting, SpanComparison, SpanDelta,
                                           SpanRow)
-from translate.analysis.sweep.significance import (Difference, Groups, SentenceStats, compare, difference_from_samples,
+from translate.analysis.significance import (Difference, Groups, SentenceStats, compare, difference_from_samples,
                                                    group_counts, seeds_needed)
 
 from translate.analysis.sweep.jobs import Job, JobSettings, Setting

@@ -30,7 +30,7 @@ from typing import Callable, Optional
 from translate.analysis.sweep.rows import AlignmentRow, Delta, Quantity, RowSetting, SpanRow
 from translate.analysis.sweep.rules import (EXPLORATORY, Rules, exploratory,
                                             interim_text, no_spread, pending)
-from translate.analysis.sweep.significance import holm, independent_contrast, p_text, within
+from translate.analysis.significance import holm, independent_contrast, p_text, within
 from translate.analysis.sweep.spans import LONG_MIN, SHORT_MAX
 
 LEVEL = 0.05
