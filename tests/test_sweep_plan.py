@@ -15,7 +15,7 @@ from translate.analysis.sweep.jobs import SweepError, find_jobs
 from translate.analysis.sweep.plan import planned_but_missing, planned_seeds, sweep_plan
 from translate.analysis.sweep.rules import pending
 
-from test_report_aggregate_claims import RULES, span, two_groups, zero_dims
+from test_study_claims import RULES, span, two_groups, zero_dims
 
 
 def write_conf(conf: Path) -> None:

@@ -212,7 +212,7 @@ def percentile_interval(samples: np.ndarray, level: float = LEVEL) -> tuple[floa
 
 def two_sided_p(samples: np.ndarray) -> float:
     """2(1 + n)/(B + 1), n the resamples at or beyond 0 on the side away from the bulk: p < α exactly when the
-    (1 − α) percentile_interval excludes 0 (tests/test_report_significance.py checks both signs)."""
+    (1 − α) percentile_interval excludes 0 (tests/test_significance.py checks both signs)."""
     far = min(int((samples <= 0).sum()), int((samples >= 0).sum()))
     return min(1.0, 2 * (1 + far) / (len(samples) + 1))
 

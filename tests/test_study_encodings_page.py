@@ -1,5 +1,5 @@
 """docs/encodings_results.md from fabricated encodings and length_extrapolation sweeps (the run folders of
-test_report_aggregate: config.yaml, metrics.json and hypotheses made from the real Tatoeba test references), so the
+test_sweep_aggregate: config.yaml, metrics.json and hypotheses made from the real Tatoeba test references), so the
 expected ranking is known: rope translates every sentence right, sinusoidal breaks sentences of more than 10 French
 words, none those of more than 5."""
 from __future__ import annotations
@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from test_report_aggregate import make_job, perfect, references  # noqa: F401  (references: a fixture)
+from test_sweep_aggregate import make_job, perfect, references  # noqa: F401  (references: a fixture)
 from translate.analysis.sweep import build_report
 from translate.study.pages.encodings import REPORT_PICTURES, paired_cell, ranks, trained_on
 from translate.study.pages.page import load_report

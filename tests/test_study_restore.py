@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from test_collect_runs import files, make_job
+from test_study_collect import files, make_job
 
 from translate.study.__main__ import main as study
 

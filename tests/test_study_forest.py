@@ -1,7 +1,7 @@
 """The forest plot draws every deciding Δ the verdicts hold, claims and controls, with the numbers the page shows."""
 from __future__ import annotations
 
-from test_report_aggregate_claims import RULES, alignment, span, two_groups, zero_dims
+from test_study_claims import RULES, alignment, span, two_groups, zero_dims
 from translate.study.verdicts.claims import check_claims, delta_interval
 from translate.study.verdicts.controls import check_controls
 from translate.study.pages.forest import FOREST, forest_entries, write_forest

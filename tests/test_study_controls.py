@@ -2,8 +2,8 @@
 fabricated report rows that can come out either way, then the results page of a fabricated sweep holding them."""
 from __future__ import annotations
 
-from test_report_aggregate import SMALL_TEST, broken_long, make_job, perfect, references  # noqa: F401 (fixture)
-from test_report_aggregate_claims import RULES, SHORT_GROUP, alignment, span, two_groups
+from test_sweep_aggregate import SMALL_TEST, broken_long, make_job, perfect, references  # noqa: F401 (fixture)
+from test_study_claims import RULES, SHORT_GROUP, alignment, span, two_groups
 from translate.analysis.sweep import build_report
 from translate.study.verdicts.claims import Reference, diagonal_claim, no_pe_claim
 from translate.study.verdicts.controls import CONTROLS, check_controls, other_encodings
