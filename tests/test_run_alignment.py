@@ -12,7 +12,7 @@ from translate.model.transformer import Transformer
 from translate.data.pipeline import TokenizedSplit
 from translate.analysis.run.alignment import (align_one, attention_entropy, chance_share, diagonal_band, diagonal_share,
                                          kendall_tau, mean_by_bucket, sentence_alignment)
-from translate.analysis.run.attention_weights import forced_attention
+from translate.analysis.run.forced_attention import forced_attention
 from translate.model.config import ModelConfig
 
 SPECIALS = SimpleNamespace(pad_id=0, unk_id=1, bos_id=2, eos_id=3)

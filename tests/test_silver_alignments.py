@@ -13,7 +13,7 @@ from translate.analysis.run import alignment_error
 from translate.analysis.run.aer import (AerChoice, aer_grid, alignment_error_rate, choose_layer_threshold,
                                         piece_words, predicted_links, sentence_aer, word_attention)
 from translate.analysis.run.alignment_error import SentenceAer, SilverReference, choose_on_valid, silver_reference
-from translate.analysis.run.attention_weights import SentenceAttention
+from translate.analysis.run.forced_attention import SentenceAttention
 from translate.analysis.run.settings import ReportSettings
 from translate.config.errors import ConfigError
 from translate.data import silver_alignments as silver

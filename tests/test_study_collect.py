@@ -6,7 +6,7 @@ from pathlib import Path
 
 import torch
 
-from translate.analysis.sweep.attention_images import cross_attention_images, pick_examples
+from translate.analysis.sweep.logged_attention_images import cross_attention_images, pick_examples
 from translate.study.__main__ import main as study
 
 def make_job(folder: Path, finished: bool, marker: str = "1") -> None:

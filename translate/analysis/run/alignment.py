@@ -26,7 +26,7 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from translate.analysis.run.attention_weights import forced_attention
+from translate.analysis.run.forced_attention import forced_attention
 
 
 def diagonal_band(tq: int, tk: int, band: int = 1) -> Tensor:

@@ -15,7 +15,7 @@ from torch import Tensor
 
 from translate.analysis.run.aer import (AerChoice, aer_grid, choose_layer_threshold, piece_words, sentence_aer,
                                         word_attention)
-from translate.analysis.run.attention_weights import forced_attention
+from translate.analysis.run.forced_attention import forced_attention
 from translate.analysis.run.settings import ReportSettings
 from translate.config.errors import ConfigError
 from translate.data.cleaning import Pair

@@ -16,7 +16,7 @@ from torch import Tensor
 from translate.data.pipeline import TokenizedSplit
 from translate.data.tokenizer import Tokenizer
 from translate.decoding.translator import Translator
-from translate.analysis.run.attention_weights import SentenceAttention, forced_attention
+from translate.analysis.run.forced_attention import SentenceAttention, forced_attention
 from translate.analysis.buckets import Bucket
 from translate.analysis.run.figures import heatmap, new_figure, panel_inches, to_image
 from translate.analysis.run.settings import ATTENTION_IMAGES

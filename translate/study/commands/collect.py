@@ -20,7 +20,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from translate.analysis.sweep.attention_images import (cross_attention_images, pick_examples,
+from translate.analysis.sweep.logged_attention_images import (cross_attention_images, pick_examples,
                                                        write_attention_images)
 from translate.analysis.sweep.jobs import Job, SweepError, find_jobs
 from translate.io import write_folder_whole

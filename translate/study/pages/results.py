@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Optional, Sequence
 
 from translate.analysis.sweep.aggregate import ALL, Baseline, Report, aggregate
-from translate.analysis.sweep.attention_images import cross_attention_images, pick_examples
+from translate.analysis.sweep.logged_attention_images import cross_attention_images, pick_examples
 from translate.analysis.sweep.jobs import SweepError, find_jobs, group_settings
 from translate.study.verdicts.claims import (Reference, Verdict, check_claims, diagonal_claim, is_nope, is_sinusoidal,
                                              no_pe_claim, thresholds)
