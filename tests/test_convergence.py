@@ -9,7 +9,7 @@ from scipy import stats
 
 from translate.analysis.run.convergence import valid_trend
 from translate.analysis.run.metrics_json import RunMetrics
-from translate.study.verdicts.claims import where
+from translate.study.verdicts.wording import where
 from translate.analysis.sweep.rows import Convergence, ReportRow, SpanComparison, SpanDelta, SpanRow
 from translate.analysis.sweep.report_files import CSV_COLUMNS
 

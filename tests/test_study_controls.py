@@ -5,7 +5,8 @@ from __future__ import annotations
 from test_sweep_aggregate import SMALL_TEST, broken_long, make_job, perfect, references  # noqa: F401 (fixture)
 from test_study_claims import RULES, SHORT_GROUP, alignment, span, two_groups
 from translate.analysis.sweep import build_report
-from translate.study.verdicts.claims import Reference, diagonal_claim, no_pe_claim
+from translate.study.verdicts.claims import diagonal_claim, no_pe_claim
+from translate.study.verdicts.verdict import Reference
 from translate.study.verdicts.controls import CONTROLS, check_controls, other_encodings
 from translate.study.pages.results import write_results_page
 from translate.analysis.sweep.rows import RowSetting, SpanRow

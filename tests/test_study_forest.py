@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 from test_study_claims import RULES, alignment, span, two_groups, zero_dims
-from translate.study.verdicts.claims import check_claims, delta_interval
+from translate.study.verdicts.claims import check_claims
+from translate.study.verdicts.wording import delta_interval
 from translate.study.verdicts.controls import check_controls
 from translate.study.pages.forest import FOREST, forest_entries, write_forest
 

@@ -66,7 +66,8 @@ def test_jobs_that_disagree_on_the_sweep_rules_are_refused_unless_the_rule_is_gi
 
 def test_a_delta_without_spread_decides_nothing_and_says_so():
     """Every model at BLEU 0: +0.00 [+0.00, +0.00] is not "about the same"."""
-    from translate.study.verdicts.claims import INCONCLUSIVE, no_difference_word
+    from translate.study.verdicts.claims import no_difference_word
+    from translate.study.verdicts.verdict import INCONCLUSIVE
 
     zero = Delta(0.0, 0.0, 0.0, 1.0, 0.0, 0.0, seeds=[0.0, 0.0, 0.0])
     assert verdict_word(zero, True, 1.0) == "no spread: decides nothing"

@@ -11,7 +11,7 @@ import matplotlib
 matplotlib.use("Agg")
 from matplotlib.figure import Figure  # noqa: E402
 
-from translate.study.verdicts.claims import CONTRADICTED, HOLDS, Reading, Verdict  # noqa: E402
+from translate.study.verdicts.verdict import CONTRADICTED, HOLDS, Reading, Verdict  # noqa: E402
 from translate.analysis.sweep.rules import EXPLORATORY  # noqa: E402
 
 FOREST = "forest.png"

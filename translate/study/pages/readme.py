@@ -12,7 +12,8 @@ from typing import Optional
 
 from omegaconf import OmegaConf
 
-from translate.study.verdicts.claims import Verdict, delta_interval, what_the_data_show
+from translate.study.verdicts.verdict import Verdict
+from translate.study.verdicts.wording import delta_interval, what_the_data_show
 from translate.analysis.sweep.cells import markdown_table
 from translate.io import atomic_write_text
 

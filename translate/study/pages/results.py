@@ -11,8 +11,9 @@ from typing import Optional, Sequence
 from translate.analysis.sweep.aggregate import ALL, Baseline, Report, aggregate
 from translate.analysis.sweep.logged_attention_images import cross_attention_images, pick_examples
 from translate.analysis.sweep.jobs import SweepError, find_jobs, group_settings
-from translate.study.verdicts.claims import (Reference, Verdict, check_claims, diagonal_claim, is_nope, is_sinusoidal,
-                                             no_pe_claim, thresholds)
+from translate.study.verdicts.claims import check_claims, diagonal_claim, is_nope, is_sinusoidal, no_pe_claim
+from translate.study.verdicts.verdict import Reference, Verdict
+from translate.study.verdicts.wording import thresholds
 from translate.study.verdicts.controls import check_controls, other_encodings
 from translate.study.pages.forest import FOREST, write_forest
 from translate.study.verdicts.pilots import budget_lines

@@ -15,8 +15,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from translate.study.verdicts.claims import (Family, Verdict, cells, decides, delta_text, equivalence_text,
-                                             is_short_span, lengths_text, span_reading, where)
+from translate.study.verdicts.claims import cells, decides, is_short_span, span_reading
+from translate.study.verdicts.verdict import Family, Verdict
+from translate.study.verdicts.wording import delta_text, equivalence_text, lengths_text, where
 from translate.analysis.sweep.rows import RowSetting, SpanRow
 from translate.analysis.sweep.rules import EXPLORATORY, Rules, exploratory, interim_text, pending
 

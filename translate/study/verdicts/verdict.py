@@ -1,0 +1,144 @@
+"""A verdict as a record: what a claim or control decided (its status, its halves and their readings, the Holm
+family its stars were adjusted over, the PE it was read against), apart from the claims' decisions (claims.py) and
+their wording (wording.py)."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+from translate.analysis.significance import holm
+from translate.analysis.sweep.rows import RowSetting
+from translate.analysis.sweep.rules import EXPLORATORY
+
+
+LEVEL = 0.05
+
+HOLDS, CONTRADICTED, INCONCLUSIVE, NOT_RUN = "holds", "contradicted", "inconclusive", "not run"
+
+
+
+@dataclass
+class Verdict:
+    claim: str
+    # supported, not supported as stated, inconclusive, not measured, a pending text; a control: its own word
+    status: str = "not measured"
+    details: list[str] = field(default_factory=list)   # the lines behind the verdict, as the page shows them
+    family: str = ""                # what its stars were adjusted over
+    halves: list["Half"] = field(default_factory=list)
+    control: str = ""               # a control's ablation; its deciding readings in `shown` (a control has no halves)
+    shown: list["Reading"] = field(default_factory=list)
+
+    @property
+    def headline(self) -> str:
+        """"supported", or with halves "not supported as stated (short half contradicted, long half holds)"."""
+        return f"{self.status} ({halves_text(self.halves)})" if self.halves else self.status
+
+    def add(self, text: str) -> None:
+        self.details.append(text)
+
+
+
+@dataclass(frozen=True)
+class Reference:
+    """The PE a claim is read against: sinusoidal (the notes' own) or another encoding used as is, so the page can
+    say whether (b) and (c) hold for PE in general or for sinusoidal PE only."""
+
+    name: str
+
+    def matches(self, r: RowSetting) -> bool:
+        return r.encoding == self.name and r.ablation == "none"
+
+
+
+SINUSOIDAL = Reference("sinusoidal")
+
+
+
+class Family:
+    """The tests that decide one claim on one page: Holm over them, and the stars read the adjusted p."""
+
+    def __init__(self, claim: str) -> None:
+        self.claim, self.p_values = claim, []
+
+    def add(self, p: Optional[float]) -> int:
+        self.p_values.append(p)
+        return len(self.p_values) - 1
+
+    def adjusted(self, index: int) -> Optional[float]:
+        return holm(self.p_values)[index]
+
+    def significant(self, index: int) -> bool:
+        adjusted = self.adjusted(index)
+        return adjusted is not None and adjusted < LEVEL
+
+    def star(self, index: int) -> str:
+        return "*" if self.significant(index) else ""
+
+    def describe(self) -> str:
+        tests = sum(p is not None for p in self.p_values)
+        if not tests:
+            return ""
+        return f"* Holm-adjusted p < {LEVEL} over the {tests} test{'s' * (tests != 1)} of claim {self.claim} on this page"
+
+
+
+@dataclass
+class Reading:
+    """One deciding cell of a half: its word and its Δ with the 95% interval, as the README table and the forest
+    plot show it."""
+
+    word: str
+    label: str                       # e.g. "`test`, trained on words 1-9"
+    delta: Optional[float] = None
+    low: Optional[float] = None
+    high: Optional[float] = None
+    unit: str = "BLEU"
+    relative: Optional[float] = None  # Δ relative to the baseline's score
+
+    @property
+    def digits(self) -> int:
+        """Two decimals for BLEU, three for an alignment metric."""
+        return 2 if self.unit == "BLEU" else 3
+
+
+
+@dataclass
+class Half:
+    """One half of a claim: what it says, and its readings (none: not run)."""
+
+    name: str                        # "short", "long"
+    readings: list[Reading] = field(default_factory=list)
+
+    @property
+    def word(self) -> str:
+        words = [r.word for r in self.readings]
+        if not words:
+            return NOT_RUN
+        waiting = [w for w in words if w.startswith("pending")]
+        if waiting:
+            return waiting[0]
+        if CONTRADICTED in words:
+            return CONTRADICTED
+        if all(w == HOLDS for w in words):
+            return HOLDS
+        return EXPLORATORY if all(w == EXPLORATORY for w in words) else INCONCLUSIVE
+
+
+
+def claim_status(halves: list[Half]) -> str:
+    """supported / not supported as stated / inconclusive, or the first half's pending text."""
+    words = [h.word for h in halves]
+    waiting = [w for w in words if w.startswith("pending")]
+    if waiting:
+        return waiting[0]
+    if all(w == NOT_RUN for w in words):
+        return "not measured"
+    if all(w == HOLDS for w in words):
+        return "supported"
+    return "not supported as stated" if CONTRADICTED in words else "inconclusive"
+
+
+
+def halves_text(halves: list[Half]) -> str:
+    """"short half holds, long half not run": each half's word, in the claim's order."""
+    return ", ".join(f"{h.name} half {h.word}" for h in halves)
