@@ -75,15 +75,12 @@ repro: setup
 
 # The claims' new halves (docs/preregistration.md), resumable (run it again to continue): (b) within one model
 # (conf/sweep/claim_b_within_cpu.yaml) and (a) on long sentences (conf/sweep/claim_a_long_cpu.yaml), each its pilots
-# first, then its eight seeds to the pilots' budget, two one-thread jobs at a time; then (a)'s test-time controls on
-# the sinusoidal jobs whose checkpoints are still here, and every finished job's small files into docs/results/runs/.
+# first, then its eight seeds to the pilots' budget, two one-thread jobs at a time (each sinusoidal job of (a) scores
+# its test-time controls at its end: eval.at_test), then every finished job's small files into docs/results/runs/.
 HALVES_RUNS := docs/results/runs/claims_halves_cpu
 repro-halves: setup
 	$(MAKE) pilots-then-sweep PILOTS=claim_b_within_cpu_pilot COMPARISON=claim_b_within_cpu REPRO_RUNS=$(HALVES_RUNS)
 	$(MAKE) pilots-then-sweep PILOTS=claim_a_long_cpu_pilot COMPARISON=claim_a_long_cpu REPRO_RUNS=$(HALVES_RUNS)
-	$(PY) -m translate.study ablate-at-test sweeps/claim_a_long_cpu --ablation zero_dims
-	$(PY) -m translate.study ablate-at-test sweeps/claim_a_long_cpu --ablation zero_dims ablation.name=zero_dims_mean \
-	  ablation.fill=mean
 	for sweep in claim_b_within_cpu_pilot claim_a_long_cpu_pilot; do test ! -d sweeps/$$sweep || \
 	  $(PY) -m translate.study collect sweeps/$$sweep docs/results/runs/$$sweep || exit 1; done
 	for sweep in claim_b_within_cpu claim_a_long_cpu; do test ! -d sweeps/$$sweep || \

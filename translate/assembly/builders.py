@@ -140,7 +140,7 @@ def build_encoding(encoding: Component, ablation: Component, d_model: int, n_hea
     try:
         return wrapper.apply(built, d_model)
     except Exception as error:
-        raise ConfigError(f"ablation ({ablation.target}) cannot be applied to encoding {encoding.target} with "
+        raise ConfigError(f"{ablation.key} ({ablation.target}) cannot be applied to encoding {encoding.target} with "
                           f"model.d_model={d_model}: {error}") from None
 
 

@@ -24,10 +24,14 @@ def in_group_order(overrides: list[str]) -> list[str]:
 
 def compose(*overrides: str, config_name: str = "config", return_hydra_config: bool = False) -> DictConfig:
     """conf/<config_name>.yaml with Hydra overrides, e.g. compose("+debug=tiny", "encoding=rope").
-    return_hydra_config: keep the `hydra` node, as a launcher composes a job."""
+    return_hydra_config: keep the `hydra` node, as a launcher composes a job. Inside a Hydra command (a run scoring
+    its test-time controls) the command's own Hydra, which reads the same conf/, composes it."""
     from hydra import compose as hydra_compose, initialize_config_dir
+    from hydra.core.global_hydra import GlobalHydra
 
     register()  # the YAML groups name their schema
+    ordered = in_group_order(list(overrides))
+    if GlobalHydra.instance().is_initialized():
+        return hydra_compose(config_name=config_name, overrides=ordered, return_hydra_config=return_hydra_config)
     with initialize_config_dir(config_dir=CONF_DIR, version_base="1.3"):
-        return hydra_compose(config_name=config_name, overrides=in_group_order(list(overrides)),
-                             return_hydra_config=return_hydra_config)
+        return hydra_compose(config_name=config_name, overrides=ordered, return_hydra_config=return_hydra_config)

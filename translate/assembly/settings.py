@@ -11,6 +11,7 @@ from omegaconf.errors import OmegaConfBaseException
 
 from translate.analysis.run.settings import ReportSettings
 from translate.assembly.builders import Component, build_encoding, check_corpus
+from translate.assembly.controls_at_test import ControlAtTest, controls_at_test
 from translate.config.errors import ConfigError, from_omegaconf, not_allowed
 from translate.data.config import DataConfig
 from translate.data.eval_config import EvalConfig
@@ -22,7 +23,8 @@ from translate.training.config import TrainConfig
 @dataclass
 class RunSettings:
     """A run's typed sections. Encoding and ablation are components: each names its class with `_target_`, and the
-    class checks its own settings. `record`: the whole config resolved, as a checkpoint keeps it."""
+    class checks its own settings. `record`: the whole config resolved, as a checkpoint keeps it. `controls`: the
+    test-time controls of eval.at_test, scored at the end of the run (none for a run trained with an ablation)."""
 
     seed: int
     data: DataConfig
@@ -34,6 +36,7 @@ class RunSettings:
     encoding: Component
     ablation: Component
     record: dict = field(repr=False)
+    controls: list[ControlAtTest] = field(default_factory=list)
 
 
 def typed(cfg: DictConfig, section: str, cls: type) -> Any:
@@ -93,7 +96,13 @@ def validate_config(cfg: DictConfig) -> RunSettings:
     encoding = Component.of(section_node(cfg, "encoding"), "encoding")
     ablation = Component.of(section_node(cfg, "ablation"), "ablation")
     build_encoding(encoding, ablation, model.d_model, model.n_heads)  # its own checks, before any data is read
-    return RunSettings(seed, data, model, train, decode, report, evaluation, encoding, ablation, record_of(cfg))
+    controls = controls_at_test(evaluation.at_test)
+    if ablation.name not in (None, "none"):  # a control is of the model trained without an ablation
+        controls = []
+    for control in controls:  # each applies to this model: checked before any data is read, as the run's own
+        build_encoding(encoding, Component(control.key, control.ablation), model.d_model, model.n_heads)
+    return RunSettings(seed, data, model, train, decode, report, evaluation, encoding, ablation, record_of(cfg),
+                       controls)
 
 
 def record_of(cfg: DictConfig) -> dict:

@@ -27,6 +27,7 @@ from omegaconf import DictConfig, OmegaConf
 from translate.assembly.compose import in_group_order
 from translate.assembly.schemas import register as register_schemas
 from translate.assembly.settings import typed, validate_config
+from translate.cli.controls_at_test import score_controls
 from translate.config import ConfigError
 from translate.data.pipeline import cache_dir, prepare_data
 from translate.analysis.run.alignment_error import silver_reference
@@ -110,6 +111,7 @@ def run(cfg: DictConfig, run_dir: Path) -> dict:
         atomic_write_text(run_dir / "metrics.json", json.dumps(metrics, indent=2, ensure_ascii=False) + "\n")
         if trainer.writer:
             trainer.writer.close()
+        score_controls(settings, run_dir, tested)  # the test-time controls, while the checkpoint is here
     return metrics
 
 
@@ -182,6 +184,8 @@ def train_and_test(cfg: DictConfig, hydra_cfg, run_dir: Path) -> None:
         if cfg.train.resume == "auto" and (run_dir / "metrics.json").exists():  # finished: a rerun, or train on
             reason = nothing_left(cfg, run_dir)
             if reason is not None:
+                tested = json.loads((run_dir / "metrics.json").read_text())["checkpoint"]
+                score_controls(validate_config(cfg), run_dir, run_dir / Path(tested).name)  # any left undone
                 print(f"already finished: {run_dir / 'metrics.json'} ({reason}); nothing to train. Raise that budget "
                       f"to train on, or delete metrics.json to run this job again")
                 return

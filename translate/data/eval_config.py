@@ -12,6 +12,8 @@ class EvalConfig(Checked):
     SECTION: ClassVar[str] = "eval"
 
     test_sets: List[Any] = field(default_factory=list)   # each {name, split} | {name, src, ref} | {name, long_concat_from}
+    at_test: List[Any] = field(default_factory=list)     # test-time controls, each {ablation, name?, SETTING: VALUE}
+                                                         # (translate/assembly/controls_at_test.py)
 
     def check(self) -> None:
         from translate.data.test_sets import parse_test_sets  # it raises ConfigError naming eval.test_sets[i]

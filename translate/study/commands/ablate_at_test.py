@@ -7,7 +7,8 @@ the sweep, named <ablation>_at_test, which the sweep's report pairs with the job
     python -m translate.study ablate-at-test SWEEP_DIR [--ablation zero_dims] [--jobs encoding=sinusoidal,ablation=none]
                                      [OVERRIDE ...]
 
-For seed_repro this is the control "PE dims >= 400 zeroed at test time, in the model trained with them"
+A run whose config lists the controls in eval.at_test scores them itself, at its end; this command scores them
+afterwards. For seed_repro this is the control "PE dims >= 400 zeroed at test time, in the model trained with them"
 (translate/study/verdicts/controls.py). It reads each job's checkpoint, the one its test scores came from, so it
 runs where the checkpoints are: on a GPU machine in the same call as the training (scripts/gpu_piece.sh does it when
 AT_TEST names the ablation). The evaluation always decodes and buckets as the job did (the comparison is paired);
@@ -20,36 +21,25 @@ import argparse
 import sys
 from pathlib import Path
 
-
 from omegaconf import OmegaConf
 
 from translate.analysis.sweep.aggregate import Baseline
 from translate.analysis.sweep.jobs import Job, SweepError, find_jobs
-from translate.assembly.compose import CONF_DIR, compose
-from translate.cli.evaluate import evaluate
+from translate.assembly.compose import CONF_DIR
+from translate.assembly.controls_at_test import control_folder
+from translate.cli.controls_at_test import evaluate_at_test
 from translate.config import ConfigError
 from translate.training.checkpoint import CheckpointError
 
 
-def evaluation_folder(job: Job, ablation: str) -> Path:
+def evaluation_folder(job: Job, label: str) -> Path:
     """sinusoidal_none_words1-9_seed1 -> sinusoidal_zero_dims_at_test_words1-9_seed1, beside the job."""
-    trained = f"_{job.settings.ablation}_"
-    name = job.path.name
-    name = name.replace(trained, f"_{ablation}_at_test_", 1) if trained in name else f"{name}_{ablation}_at_test"
-    return job.path.parent / name
+    return control_folder(job.path, job.settings.ablation, label)
 
 
 def checkpoint_of(job: Job) -> Path:
     """The checkpoint the job's test scores came from (metrics.json `checkpoint`), in the job's folder as it is now."""
     return job.path / Path(job.metrics.checkpoint or "best.pt").name
-
-
-def evaluate_with_ablation(job: Job, ablation: str, out: Path, overrides: list[str]) -> None:
-    run_config = OmegaConf.load(job.path / "config.yaml")
-    cfg = compose(f"checkpoint={checkpoint_of(job)}", f"ablation={ablation}", f"output_dir={out}", *overrides,
-                  config_name="evaluate")
-    cfg.decode, cfg.report = run_config.decode, run_config.report  # a paired comparison: decoded and bucketed as
-    evaluate(cfg)                                                     # the job was
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -86,7 +76,8 @@ def run(args: argparse.Namespace) -> int:
             missing += 1
             continue
         try:
-            evaluate_with_ablation(job, args.ablation, out, args.overrides)
+            evaluate_at_test(checkpoint_of(job), OmegaConf.load(job.path / "config.yaml"), out,
+                             [f"ablation={args.ablation}", *args.overrides])
         except (ConfigError, CheckpointError, ValueError) as error:  # e.g. ablation.from beyond the model's width
             print(f"{job.name}: error: {error}", file=sys.stderr)
             missing += 1
