@@ -13,7 +13,8 @@ import pytest
 
 from translate.analysis.run.metrics_json import LengthReport, TestSetScores
 from translate.study.verdicts.claims import check_claims, diagonal_claim, no_pe_claim, zero_dims_claim
-from translate.analysis.sweep.rows import AlignmentRow, Quantity, RowSetting, SpanComparison, SpanDelta, SpanRow
+from translate.analysis.sweep.rows import (AlignmentRow, Quantity, RowSetting, SpanComparison, SpanDelta, SpanRow,
+                                          WithinRow)
 from translate.analysis.sweep.rules import Rules
 from translate.analysis.significance import Groups, t_two_sided_p
 from translate.analysis.sweep.spans import alignment_rows
@@ -125,6 +126,65 @@ def test_claim_b_without_both_groups_is_not_measured():
     assert no_pe_claim(two_groups()[:1], "test", RULES).status == "not measured"
 
 
+def normal(delta: float, se: float) -> Quantity:
+    """A Δ with a normal interval of standard error `se` (its 95% and 90% intervals and p)."""
+    return Quantity(delta, delta - Z95 * se, delta + Z95 * se, t_two_sided_p(delta / se, 1000), delta - Z90 * se,
+                    delta + Z90 * se, se, 2.8 * se, [delta] * 8, "t over 8 seeds")
+
+
+def one_model(metric: str, short: tuple, long: tuple, interaction: tuple, seeds: int = 8) -> WithinRow:
+    """No PE against sinusoidal within models trained on every length: (Δ, se) on `test` 1-10 and `long_test`
+    11-17, and the interaction paired by seed."""
+    return WithinRow(setting="nope all", group="train words all", encoding="none", ablation="none",
+                     test_set="test + long_test", seeds=seeds, metric=metric, short_test_set="test", short_span="1-10",
+                     long_test_set="long_test", long_span="11-17", short_sentences=2400, long_sentences=1206,
+                     system_short=40.0 + short[0], system_long=30.0 + long[0], baseline_short=40.0,
+                     baseline_long=30.0, delta_short=normal(*short), delta_long=normal(*long),
+                     interaction=normal(*interaction))
+
+
+def test_claim_b_is_decided_within_one_model_and_the_groups_are_read_second():
+    """Within the all-lengths models: short −0.1 (about the same), long −5 (worse), interaction −4.9 (below 0):
+    supported, whatever the two groups say (here their long half would be contradicted)."""
+    within = [one_model("bleu", (-0.1, 0.2), (-5.0, 0.6), (-4.9, 0.6))]
+    groups = two_groups(short_delta=0.0, long_delta=0.1, long_se=0.2)
+    assert no_pe_claim(groups, "test", RULES).halves[1].word == "contradicted"   # decided across groups alone
+    verdict = no_pe_claim(groups, "test", RULES, one_model=within)
+    assert verdict.status == "supported", verdict.details
+    short, long, interaction = verdict.details[:3]
+    assert short.startswith("short, within one model: `test`, 1-10 words (n=2,400; BLEU 39.90 against 40.00), "
+                            "8 seeds, trained on every length: no PE minus sinusoidal -0.10 [")
+    assert "about the same: within ±1 BLEU" in short and short.endswith(": holds.")
+    assert long.startswith("long, within the same models: `long_test`, 11-17 words (n=1,206") and "worse: holds" in long
+    assert interaction.startswith("Δ_long − Δ_short within each model, paired by seed") and "lose more" in interaction
+    second = [d for d in verdict.details if d.startswith("across groups (the second reading, deciding nothing)")]
+    assert len(second) == 3 and not any("holds" in d or "contradicted" in d for d in second)
+    assert verdict.family.endswith("over the 3 tests of claim (b) on this page")   # the groups add no test
+    assert [r.label for r in verdict.halves[1].readings] == ["`long_test` 11-17 words, within one model (all lengths)"]
+    flat = no_pe_claim([], "test", RULES, one_model=[one_model("bleu", (-3.0, 0.3), (-3.2, 0.5), (-0.2, 0.5))])
+    assert [h.word for h in flat.halves] == ["contradicted", "inconclusive"]   # a loss everywhere, no larger on long
+    assert flat.status == "not supported as stated"
+    waiting = no_pe_claim([], "test", RULES, one_model=[dataclasses.replace(
+        one_model("bleu", (-0.1, 0.2), (-5.0, 0.6), (-4.9, 0.6), seeds=5), planned_seeds=8)])
+    assert waiting.status.startswith("pending: 5 of 8 planned seeds") and "*" not in " ".join(waiting.details)
+
+
+def test_claim_b_says_whether_no_pe_keeps_the_words_and_loses_their_order():
+    bleu = one_model("bleu", (-0.1, 0.2), (-5.0, 0.6), (-4.9, 0.6))
+    keeps = [bleu, one_model("unigram_f", (0.1, 0.2), (-0.3, 0.3), (-0.4, 0.4)),
+             one_model("order_tau", (0.0, 0.01), (-0.08, 0.02), (-0.08, 0.02)),
+             one_model("token_accuracy", (0.0, 0.1), (-0.5, 0.3), (-0.5, 0.3))]
+    line = no_pe_claim([], "test", RULES, one_model=keeps).details[3]
+    assert line.startswith("Word choice and word order on long sentences (secondary, unadjusted, deciding nothing)")
+    assert line.endswith("no PE keeps the words (unigram F within ±1 point) and loses their order (τ below 0).")
+    assert "teacher-forced token accuracy -0.50 [" in line
+    drops = [bleu, one_model("unigram_f", (0.1, 0.2), (-4.0, 0.3), (-4.1, 0.4)),
+             one_model("order_tau", (0.0, 0.01), (0.01, 0.02), (0.01, 0.02))]
+    assert no_pe_claim([], "test", RULES, one_model=drops).details[3].endswith(
+        "no PE is not shown to keep the words (unigram F within ±1 point) and is not shown to lose their order "
+        "(τ below 0).")
+
+
 def alignment(gap_short: float, gap_long: float, interaction: tuple, metric: str = "aer") -> AlignmentRow:
     better = -1 if metric == "aer" else 1
     return AlignmentRow(setting="nope", group=SHORT_GROUP, encoding="none", ablation="none", test_set="test", seeds=3,
@@ -171,6 +231,18 @@ def test_claim_c_decides_on_aer_shows_every_metric_and_says_where_they_disagree(
     two = diagonal_claim([share, aer, elsewhere], "test", RULES)
     assert len(two.details) == 2 and two.details[1].startswith("`multi30k`")   # one line per test set
     assert two.details[0].count("AER against silver links") == 1
+
+
+def test_claim_c_is_decided_on_the_human_gold_links_once_models_were_scored_on_them():
+    silver = alignment(0.05, 0.15, (0.10, 0.07, 0.13, 0.001))
+    gold = dataclasses.replace(alignment(0.0, 0.01, (0.01, -0.02, 0.04, 0.5)), test_set="hansards_gold")
+    verdict = diagonal_claim([silver, gold], "test", RULES)
+    assert verdict.status == "inconclusive"   # gold AER decides: no gap shown there, whatever silver says
+    silver_line, gold_line = verdict.details
+    assert "decides nothing: not the deciding test set" in silver_line
+    assert gold_line.startswith("`hansards_gold`") and "AER against the human gold links (lower is better)" in gold_line
+    assert verdict.family.endswith("over the 2 tests of claim (c) on this page")
+    assert diagonal_claim([silver], "test", RULES).status == "supported"   # no gold scores: silver decides
 
 
 def test_check_claims_gives_the_three_in_order():

@@ -33,6 +33,10 @@ class BucketStatistics:
     monotonicity: Optional[float] = statistic()
     attention_entropy: Optional[float] = statistic()
     length_ratio: Optional[float] = statistic()
+    aer: Optional[float] = statistic()              # runs with AER (silver links; gold on a gold test set)
+    token_accuracy: Optional[float] = statistic()   # teacher-forced, 0-1 (runs since word choice and order)
+    unigram_f: Optional[float] = statistic()        # clipped unigram F of the hypothesis, 0-1
+    order_tau: Optional[float] = statistic()        # Kendall τ of the matched words' positions
 
 
 CARRIED = tuple(f.name for f in fields(BucketStatistics) if f.metadata.get("carried"))
@@ -56,7 +60,6 @@ class BucketScores(BucketStatistics):
     chrf: Optional[float] = None
     bleu_ci: Optional[list] = None       # [low, high]: 95% bootstrap over the bucket's sentences
     chrf_ci: Optional[list] = None
-    aer: Optional[float] = None          # runs with report.alignment_error_rate
 
     @classmethod
     def read(cls, data: dict) -> "BucketScores":
@@ -130,6 +133,8 @@ class RunMetrics:
     # what the encoding gives the model (PositionalEncoding.position_kind: absolute, relative, ...); "" in runs from
     # before it was kept
     encoding_kind: str = ""
+    # what the model knows of position (translate/analysis/run/position_probe.py); {} without report.position_probe
+    position_probe: dict = field(default_factory=dict)
 
     @classmethod
     def read(cls, data: dict) -> "RunMetrics":
@@ -145,7 +150,8 @@ class RunMetrics:
                    str(data.get("checkpoint") or ""), data.get("valid_curve") or [], data.get("best_valid_step"),
                    data.get("parameters"),
                    data.get("target_tokens_per_s"), data.get("train_minutes"), str(data.get("device") or ""),
-                   dict(data.get("corpus_dropped") or {}), str(data.get("encoding_kind") or ""))
+                   dict(data.get("corpus_dropped") or {}), str(data.get("encoding_kind") or ""),
+                   dict(data.get("position_probe") or {}))
 
     @property
     def primary(self) -> Optional[TestSetScores]:

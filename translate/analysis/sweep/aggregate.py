@@ -18,11 +18,12 @@ from translate.analysis.run.metrics_json import CARRIED, BucketScores, BucketSta
 from translate.analysis.sweep.jobs import Job, JobSettings, Setting, SweepError
 from translate.analysis.sweep.reference_sentences import TestSet, TestSets
 from translate.analysis.sweep.rows import (AlignmentRow, Comparison, Convergence, Delta, ReportRow, RowSetting, Score,
-                                          SpanRow)
+                                          SpanRow, WithinRow)
 from translate.analysis.sweep.rules import SAMPLES, Rules, exploratory, pending
 from translate.analysis.significance import (Difference, ReferenceCache, SentenceStats, bootstrap_interval, compare,
                                            holm, interaction)
 from translate.analysis.sweep.spans import LONG_MIN, SHORT_MAX, alignment_rows, span_rows
+from translate.analysis.sweep.within import SHORT_TEST_SET, within_rows
 from translate.scoring.repetition import repeated_word_percent
 
 ALL = "all"
@@ -74,6 +75,7 @@ class Report:
     baseline: str = ""
     spans: list[SpanRow] = field(default_factory=list)             # Δ on the lengths a claim is about
     alignment: list[AlignmentRow] = field(default_factory=list)    # per-sentence alignment contrasts
+    within: list[WithinRow] = field(default_factory=list)          # one model on its short and long sentences
 
 
 def spread(values: list[Optional[float]]) -> tuple[Optional[float], Optional[float]]:
@@ -374,6 +376,8 @@ def aggregate(jobs: list[Job], settings: list[Setting], baseline: Baseline, rule
                     about = aggregator.about(setting, name)
                     report.spans += span_rows(aggregator, setting, name, about)
                     report.alignment += alignment_rows(aggregator, setting, name, about)
+        report.within = [row for setting in settings
+                         for row in within_rows(aggregator, setting, aggregator.about(setting, SHORT_TEST_SET))]
         adjust_for_many_tests(rows)
         return rows
 

@@ -71,15 +71,24 @@ def bucket_header(row: ReportRow, rules: Rules) -> str:
 
 
 def alignment_cell(row: ReportRow) -> str:
-    """"0.41 [0.38, 0.44], τ 0.62": normalised diagonal share with its interval, and monotonicity; the raw share
-    where a run predates the normalised one."""
+    """"0.41 [0.38, 0.44], τ 0.62, AER 0.35": normalised diagonal share with its interval, monotonicity, and AER
+    where recorded; the raw share where a run predates the normalised one."""
     value = row.diagonal_share_normalised
     if value is None:
         return number(row.diagonal_share)
     low, high = row.diagonal_share_normalised_low, row.diagonal_share_normalised_high
     text = f"{value:.2f}" + (f" [{low:.2f}, {high:.2f}]" if low is not None and high is not None else "")
-    tau = row.monotonicity
-    return text + (f", τ {tau:.2f}" if tau is not None else "")
+    tau, aer = row.monotonicity, row.aer
+    return text + (f", τ {tau:.2f}" if tau is not None else "") + (f", AER {aer:.2f}" if aer is not None else "")
+
+
+def words_cell(row: ReportRow) -> str:
+    """"acc 91.2, F 83.1, τ 0.71": teacher-forced token accuracy and unigram F in points, word-order τ; "–" in rows
+    of runs from before they were recorded."""
+    parts = [f"{label} {value * scale:.{digits}f}" for label, value, scale, digits in (
+        ("acc", row.token_accuracy, 100, 1), ("F", row.unigram_f, 100, 1), ("τ", row.order_tau, 1, 2))
+        if value is not None]
+    return ", ".join(parts) or "–"
 
 
 def devices(rows: list[ReportRow]) -> str:

@@ -13,7 +13,7 @@ from typing import Optional
 from translate.analysis.run.metrics_json import BucketStatistics
 from translate.analysis.run.settings import ReportSettings
 from translate.analysis.sweep.aggregate import Report
-from translate.analysis.sweep.rows import AlignmentRow, ReportRow, SpanRow
+from translate.analysis.sweep.rows import AlignmentRow, ReportRow, SpanRow, WithinRow
 from translate.analysis.sweep.rules import Rules
 from translate.io import atomic_write_text
 
@@ -122,7 +122,8 @@ def csv_text(report: Report) -> str:
 def json_text(report: Report) -> str:
     return json.dumps({"baseline": report.baseline, "rules": report.rules.as_dict(),
                        "rows": [row.as_json() for row in report.rows], "spans": [row.as_json() for row in report.spans],
-                       "alignment": [row.as_json() for row in report.alignment], "unfinished": report.unfinished,
+                       "alignment": [row.as_json() for row in report.alignment],
+                       "within": [row.as_json() for row in report.within], "unfinished": report.unfinished,
                        "notes": report.notes}, indent=1, ensure_ascii=False) + "\n"
 
 
@@ -135,7 +136,8 @@ def report_of_json(data: dict) -> Report:
                   rules=Rules(rules.get("samples", 1000), rules.get("min_bucket", defaults.min_bucket),
                               rules.get("equivalence_margin", defaults.equivalence_margin)),
                   spans=[SpanRow.read(row) for row in data.get("spans", [])],
-                  alignment=[AlignmentRow.read(row) for row in data.get("alignment", [])])
+                  alignment=[AlignmentRow.read(row) for row in data.get("alignment", [])],
+                  within=[WithinRow.read(row) for row in data.get("within", [])])
 
 
 def write_report_files(report: Report, out_dir: Path) -> None:

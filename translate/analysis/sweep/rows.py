@@ -1,5 +1,6 @@
 """The rows of a sweep report as types: one ReportRow per setting x test set x length bucket, one SpanRow per claim
-span (spans.span_rows), one AlignmentRow per alignment metric (spans.alignment_rows). aggregate and spans build them;
+span (spans.span_rows), one AlignmentRow per alignment metric (spans.alignment_rows), one WithinRow per metric of
+a model read on its short and long sentences (within.within_rows). aggregate and spans build them;
 tables, claims, the pages and the plots read their attributes.
 
 report.json holds each row flat (`as_json`: a score as `bleu`, `bleu_low`, ...; a Δ as `delta_bleu`,
@@ -390,3 +391,36 @@ class AlignmentRow(RowSetting):
     def read(cls, data: dict) -> "AlignmentRow":
         row = cls(**{f.name: data.get(f.name) for f in fields(cls)})
         return replace(row, **{name: Quantity.read(data.get(name)) for name in QUANTITIES})
+
+
+WITHIN_QUANTITIES = ("delta_short", "delta_long", "interaction")
+
+
+@dataclass
+class WithinRow(RowSetting):
+    """One model read on its short and its long sentences against its baseline, paired by seed (within.py): each
+    model's level, Δ on each and the within-model interaction Δ_long − Δ_short. `test_set` names both sets."""
+
+    metric: Optional[str] = None           # bleu, chrf, token_accuracy, unigram_f (points) or order_tau
+    short_test_set: Optional[str] = None
+    short_span: Optional[str] = None       # e.g. "1-10"
+    long_test_set: Optional[str] = None
+    long_span: Optional[str] = None        # e.g. "11-17"
+    short_sentences: Optional[int] = None
+    long_sentences: Optional[int] = None
+    jobs: Optional[str] = None
+    system_short: Optional[float] = None
+    system_long: Optional[float] = None
+    baseline_short: Optional[float] = None
+    baseline_long: Optional[float] = None
+    delta_short: Optional[Quantity] = None
+    delta_long: Optional[Quantity] = None
+    interaction: Optional[Quantity] = None
+
+    def as_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def read(cls, data: dict) -> "WithinRow":
+        row = cls(**{f.name: data.get(f.name) for f in fields(cls)})
+        return replace(row, **{name: Quantity.read(data.get(name)) for name in WITHIN_QUANTITIES})

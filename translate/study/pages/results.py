@@ -19,8 +19,10 @@ from translate.study.pages.forest import FOREST, write_forest
 from translate.study.verdicts.pilots import budget_lines
 from translate.analysis.sweep.plots import LEARNING_CURVES, PLOTS
 from translate.analysis.sweep.rows import ReportRow
-from translate.analysis.sweep.cells import alignment_cell, comparison_cell, devices, number, score_cell, value_range
+from translate.analysis.sweep.cells import (alignment_cell, comparison_cell, devices, number, score_cell, value_range,
+                                           words_cell)
 from translate.analysis.sweep.tables import pivot, reading_rules, test_set_names, whole_split_table
+from translate.study.pages.probes import probe_lines
 from translate.study.pages.readme import claims_lines, update_readme
 from translate.io import atomic_write, atomic_write_text
 from translate.study.pages.page import fresh_assets, load_report
@@ -111,7 +113,7 @@ def primary_test_set(report: Report) -> Optional[str]:
 
 def verdicts_of(report: Report) -> list[Verdict]:
     """The three claims, decided on the primary test set (claims.check_claims)."""
-    return check_claims(report.spans, report.alignment, primary_test_set(report), report.rules)
+    return check_claims(report.spans, report.alignment, primary_test_set(report), report.rules, report.within)
 
 
 def undecided_lines(verdicts: list[Verdict]) -> list[str]:
@@ -168,7 +170,7 @@ def claims_section(report: Report, against: dict[str, Report], verdicts: list[Ve
     lines += verdict_lines(verdicts) + verdict_lines(controls)
     for encoding, other in against.items():
         pe = Reference(encoding)
-        lines += verdict_lines([no_pe_claim(other.spans, primary, rules, pe),
+        lines += verdict_lines([no_pe_claim(other.spans, primary, rules, pe, other.within),
                                 diagonal_claim(other.alignment, primary, rules, pe)],
                                f" With {encoding} as the PE")
     lines += undecided_lines(verdicts)
@@ -187,10 +189,13 @@ def scores_section(report: Report) -> list[str]:
     for name in names:
         title = f" on {test_set_title(report, name)}" if len(names) > 1 else ""
         lines += [f"### Whole test set{title}", ""] + whole_split_table(report, name) + [""]
-        for heading, cell in (("BLEU by length", lambda r: score_cell(r.bleu, r.seeds)),
-                              ("Δ BLEU against sinusoidal PE by length",
-                               lambda r: comparison_cell(r.compared.bleu, r.decides)),
-                              ("Cross-attention alignment by length", alignment_cell)):
+        tables = [("BLEU by length", lambda r: score_cell(r.bleu, r.seeds)),
+                  ("Δ BLEU against sinusoidal PE by length", lambda r: comparison_cell(r.compared.bleu, r.decides)),
+                  ("Cross-attention alignment by length", alignment_cell)]
+        if any(r.unigram_f is not None for r in report.rows if r.test_set == name):
+            tables.append(("Word choice and word order by length (teacher-forced token accuracy and unigram F in "
+                           "points, Kendall τ of the matched words)", words_cell))
+        for heading, cell in tables:
             lines += [line.replace("## ", "### ", 1)
                       for line in pivot(report, cell, heading + (f" (`{name}`)" if len(names) > 1 else ""), name)]
     return lines
@@ -222,6 +227,7 @@ def results_markdown(report: Report, sweep_dir: Path, assets: Path, link: str, v
     controls = check_controls(report.spans, primary_test_set(report), report.rules)
     forest = write_forest(verdicts + controls, assets, report.rules.margin)
     lines += claims_section(report, reports_against(sweep_dir, report), verdicts, controls, forest, link, plan)
+    lines += probe_lines(group_settings(find_jobs(sweep_dir)))   # report.json keeps no jobs: read them
     if pilots:
         lines += ["## How long the models trained", ""] + budget_lines(list(pilots), find_jobs(sweep_dir))
     lines += ["## Scores", ""] + scores_section(report)

@@ -26,20 +26,22 @@ This module decides; a verdict's record is verdict.py and its prose wording.py.
 
 from __future__ import annotations
 
-from typing import Callable, Optional
+from typing import Callable, Optional, Sequence
 
 from translate.analysis.significance import independent_contrast, p_text, within
-from translate.analysis.sweep.rows import AlignmentRow, Delta, Quantity, RowSetting, SpanRow
+from translate.analysis.sweep.rows import AlignmentRow, Delta, Quantity, RowSetting, SpanRow, WithinRow
 from translate.analysis.sweep.rules import EXPLORATORY, Rules, exploratory, interim_text, no_spread, pending
 from translate.analysis.sweep.spans import LONG_MIN, SHORT_MAX
 from translate.study.verdicts.verdict import (CONTRADICTED, HOLDS, INCONCLUSIVE, SINUSOIDAL, Family, Half,
                                               Reading, Reference, Verdict, claim_status)
-from translate.study.verdicts.wording import (SHORT_METRIC_NAMES, brief_group,
-                                              delta_text, direction_text, equivalence_text, in_group, lengths_text,
-                                              metric_text, where)
+from translate.study.verdicts.wording import (SHORT_METRIC_NAMES, brief_group, delta_text, direction_text,
+                                              equivalence_text, in_group, lengths_text, metric_text, tost_text,
+                                              where, within_delta_text, within_where)
 
 
 LONG_TEST_SET = "long_test"   # the reserved real long sentences (translate/data/long_reserve.py)
+GOLD_TEST_SET = "hansards_gold"   # the human gold alignment, as the claims' sweeps name it ({name: hansards_gold,
+                                  # gold: test}): (c)'s deciding test set once scored
 
 
 
@@ -170,58 +172,24 @@ def long_cell(long: list[SpanRow], setting: str) -> Optional[SpanRow]:
 
 
 
-def no_pe_claim(spans: list[SpanRow], test_set: Optional[str], rules: Rules, pe: Reference = SINUSOIDAL) -> Verdict:
-    """Claim (b) with `pe` as the PE: the spans' Δ must be against `pe` (a report whose baseline is `pe`). Short half:
-    no difference within ±margin; long half: no PE loses BLEU, and loses more than on short sentences (the contrast
-    Δ_long − Δ_short between the groups below 0)."""
-    margin = rules.margin
+def no_pe_claim(spans: list[SpanRow], test_set: Optional[str], rules: Rules, pe: Reference = SINUSOIDAL,
+                one_model: Sequence[WithinRow] = ()) -> Verdict:
+    """Claim (b) with `pe` as the PE: the rows' Δ must be against `pe` (a report whose baseline is `pe`). Short half:
+    no difference within ±margin; long half: no PE loses BLEU, and loses more than on short sentences. Where models
+    trained on every length were read on both (within.py), the halves are decided within one model, the extra
+    condition being the interaction Δ_long − Δ_short paired by seed, and the reading across two models trained on
+    short and on long sentences is shown second, deciding nothing; otherwise that reading decides."""
     verdict = Verdict("(b) Without PE, short sentences translate about as well, long ones much worse.")
     family = Family("(b)")
     short_half, long_half = Half("short"), Half("long")
     verdict.halves = [short_half, long_half]
-    short = [r for r in cells(spans, is_nope, is_short_span) if r.test_set == test_set]
-    long = cells(spans, is_nope, is_long_span)
-    long_settings = list(dict.fromkeys(r.setting for r in long))
-    if not short or not long_settings:
-        verdict.add(f"not measured: it needs no-PE and {pe.name} jobs trained on short sentences (at most "
-                    f"{SHORT_MAX} words) and on long ones (from {LONG_MIN}), each tested on its own lengths")
-        verdict.status = claim_status(verdict.halves)
-        return verdict
-    for s in short:
-        for setting in long_settings:
-            lg = long_cell(long, setting)
-            waiting = pending(s) or pending(lg)
-            enough_sentences = decides(s, rules) and decides(lg, rules)
-            one = exploratory(s) or exploratory(lg)
-            deciding = enough_sentences and not waiting and not one
-            contrast = independent_contrast(s.compared.bleu.difference(), lg.compared.bleu.difference())
-            i_short = family.add(s.compared.bleu.p if deciding else None)
-            i_long = family.add(lg.compared.bleu.p if deciding else None)
-            i_contrast = family.add(contrast.p if deciding else None)
-            long_worse = family.significant(i_long) and lg.compared.bleu.delta < 0
-            contrast_worse = family.significant(i_contrast) and contrast.delta < 0
-            if enough_sentences:
-                short_word = waiting or (EXPLORATORY if one else no_difference_word(s.compared.bleu, margin))
-                long_word = waiting or (EXPLORATORY if one else difference_word(
-                    lg.compared.bleu, -1, family.significant(i_long), contrast_worse, margin))
-                short_half.readings.append(span_reading(s, short_word))
-                long_half.readings.append(span_reading(lg, long_word))
-            else:
-                short_word = long_word = "too few to decide"
-            if waiting and enough_sentences:
-                verdict.add(f"{interim_text(waiting)}.")
-            interim = bool(waiting) or one or not enough_sentences
-            short_text = (short_word if interim else
-                          f"{equivalence_text(s, margin, family.significant(i_short))}: {short_word}")
-            long_text = long_word if interim else f"{'worse' if long_worse else 'not shown to be worse'}: {long_word}"
-            verdict.add(f"short, {where(s)}: no PE minus {pe.name} {delta_text(s, family, i_short)}; {short_text}; "
-                        f"{lengths_text(s)}.")
-            verdict.add(f"long, {where(lg)}: {delta_text(lg, family, i_long)}; {long_text}; {lengths_text(lg)}.")
-            verdict.add(f"Δ_long − Δ_short between the two groups (the long half's extra condition): "
-                        f"{contrast.delta:+.2f} [{contrast.low:+.2f}, {contrast.high:+.2f}] BLEU "
-                        f"({p_text(contrast.p)}{family.star(i_contrast)}; {contrast.method}): "
-                        + ("interim." if interim else "long sentences lose more." if contrast_worse else
-                           "not shown that long sentences lose more."))
+    mine = [r for r in one_model if is_nope(r)]
+    bleu = [r for r in mine if r.metric == "bleu"]
+    for r in bleu:
+        within_reading(verdict, family, (short_half, long_half), r, [o for o in mine if o.setting == r.setting],
+                       rules, pe)
+    across_groups(verdict, Family("(b) across groups") if bleu else family, None if bleu else (short_half, long_half),
+                  spans, test_set, rules, pe)
     beyond = [r for r in spans if is_nope(r) and r.span == "beyond" and r.compared is not None
               and r.test_set in (test_set, LONG_TEST_SET)]
     if beyond:
@@ -230,6 +198,142 @@ def no_pe_claim(spans: list[SpanRow], test_set: Optional[str], rules: Rules, pe:
     verdict.status = claim_status(verdict.halves)
     verdict.family = family.describe()
     return verdict
+
+
+
+def within_reading(verdict: Verdict, family: Family, halves: tuple[Half, Half], r: WithinRow,
+                   measures: list[WithinRow], rules: Rules, pe: Reference) -> None:
+    """(b) decided within one model: Δ_short (no difference within ±margin), Δ_long (a loss) and the interaction
+    (below 0: the long half's extra condition), Holm over the three; then word choice and word order, deciding
+    nothing."""
+    margin = rules.margin
+    short_half, long_half = halves
+    waiting = pending(r)
+    one = r.seeds == 1
+    enough_sentences = rules.decides(r.short_sentences) and rules.decides(r.long_sentences)
+    deciding = enough_sentences and not waiting and not one
+    i_short, i_long, i_interaction = (family.add(q.p if deciding else None)
+                                      for q in (r.delta_short, r.delta_long, r.interaction))
+    long_worse = family.significant(i_long) and r.delta_long.delta < 0
+    interaction_worse = family.significant(i_interaction) and r.interaction.delta < 0
+    if enough_sentences:
+        short_word = waiting or (EXPLORATORY if one else no_difference_word(r.delta_short, margin))
+        long_word = waiting or (EXPLORATORY if one else difference_word(
+            r.delta_long, -1, family.significant(i_long), interaction_worse, margin))
+        label = f"within one model ({brief_group(r.group)})"
+        short_half.readings.append(Reading(short_word, f"`{r.short_test_set}` {r.short_span} words, {label}",
+                                           r.delta_short.delta, r.delta_short.low, r.delta_short.high, "BLEU",
+                                           relative(r.delta_short, r.baseline_short)))
+        long_half.readings.append(Reading(long_word, f"`{r.long_test_set}` {r.long_span} words, {label}",
+                                          r.delta_long.delta, r.delta_long.low, r.delta_long.high, "BLEU",
+                                          relative(r.delta_long, r.baseline_long)))
+    else:
+        short_word = long_word = "too few to decide"
+    interim = bool(waiting) or one or not enough_sentences
+    if waiting and enough_sentences:
+        verdict.add(f"{interim_text(waiting)}.")
+    short_text = short_word if interim else (
+        f"{tost_text(r.delta_short, margin, 'BLEU', family.significant(i_short))}: {short_word}")
+    long_text = long_word if interim else f"{'worse' if long_worse else 'not shown to be worse'}: {long_word}"
+    verdict.add(f"short, within one model: {within_where(r, 'short')}: no PE minus {pe.name} "
+                f"{within_delta_text(r.delta_short, 'BLEU', family.star(i_short))}; {short_text}.")
+    verdict.add(f"long, within the same models: {within_where(r, 'long')}: "
+                f"{within_delta_text(r.delta_long, 'BLEU', family.star(i_long))}; {long_text}.")
+    verdict.add(f"Δ_long − Δ_short within each model, paired by seed (the long half's extra condition): "
+                f"{within_delta_text(r.interaction, 'BLEU', family.star(i_interaction))} ({r.interaction.method}): "
+                + ("interim." if interim else "long sentences lose more." if interaction_worse else
+                   "not shown that long sentences lose more."))
+    words_and_order = words_and_order_text(measures, margin, pe)
+    if words_and_order:
+        verdict.add(words_and_order)
+
+
+
+def relative(q: Quantity, baseline: Optional[float]) -> Optional[float]:
+    return round(q.delta / baseline, 4) if baseline else None
+
+
+
+def words_and_order_text(measures: list[WithinRow], margin: float, pe: Reference) -> str:
+    """Whether no PE keeps the words (unigram F within ±margin points, TOST) and loses their order (τ's 95%
+    interval below 0) on long sentences, with token accuracy beside them: secondary, unadjusted, deciding nothing."""
+    found = {r.metric: r for r in measures}
+    f, tau, accuracy = found.get("unigram_f"), found.get("order_tau"), found.get("token_accuracy")
+    if f is None or tau is None:
+        return ""
+    keeps = within(f.delta_long.low90, f.delta_long.high90, margin)
+    loses = tau.delta_long.high is not None and tau.delta_long.high < 0
+    said = (f"no PE {'keeps' if keeps else 'is not shown to keep'} the words (unigram F within ±{margin:g} point"
+            f"{'s' * (margin != 1)}) and {'loses' if loses else 'is not shown to lose'} their order (τ below 0)")
+    parts = [f"unigram F {within_delta_text(f.delta_long, 'points')} (90% [{f.delta_long.low90:+.2f}, "
+             f"{f.delta_long.high90:+.2f}]; short {within_delta_text(f.delta_short, 'points')})",
+             f"order τ {within_delta_text(tau.delta_long, '', digits=3)} (short "
+             f"{within_delta_text(tau.delta_short, '', digits=3)})"]
+    if accuracy is not None:
+        parts.append(f"teacher-forced token accuracy {within_delta_text(accuracy.delta_long, 'points')} (short "
+                     f"{within_delta_text(accuracy.delta_short, 'points')})")
+    return (f"Word choice and word order on long sentences (secondary, unadjusted, deciding nothing), no PE minus "
+            f"{pe.name}: " + "; ".join(parts) + f": {said}.")
+
+
+
+def across_groups(verdict: Verdict, family: Family, halves: Optional[tuple[Half, Half]], spans: list[SpanRow],
+                  test_set: Optional[str], rules: Rules, pe: Reference) -> None:
+    """(b) read across two models, one trained on short and one on long sentences, each on its own lengths, with
+    the contrast Δ_long − Δ_short between the groups. `halves` None: the second reading, shown and deciding nothing
+    (its own family, no words in the halves)."""
+    margin = rules.margin
+    second = halves is None
+    short = [r for r in cells(spans, is_nope, is_short_span) if r.test_set == test_set]
+    long = cells(spans, is_nope, is_long_span)
+    long_settings = list(dict.fromkeys(r.setting for r in long))
+    if not short or not long_settings:
+        if not second:
+            verdict.add(f"not measured: it needs no-PE and {pe.name} jobs trained on every length, or on short "
+                        f"sentences (at most {SHORT_MAX} words) and on long ones (from {LONG_MIN}), each tested on "
+                        f"its own lengths")
+        return
+    prefix = "across groups (the second reading, deciding nothing), " if second else ""
+    for s in short:
+        for setting in long_settings:
+            lg = long_cell(long, setting)
+            waiting = pending(s) or pending(lg)
+            enough_sentences = decides(s, rules) and decides(lg, rules)
+            one = exploratory(s) or exploratory(lg)
+            deciding = enough_sentences and not waiting and not one and not second
+            contrast = independent_contrast(s.compared.bleu.difference(), lg.compared.bleu.difference())
+            i_short = family.add(s.compared.bleu.p if deciding else None)
+            i_long = family.add(lg.compared.bleu.p if deciding else None)
+            i_contrast = family.add(contrast.p if deciding else None)
+            long_worse = family.significant(i_long) and lg.compared.bleu.delta < 0
+            contrast_worse = family.significant(i_contrast) and contrast.delta < 0
+            if second:
+                short_word = long_word = "decides nothing"
+            elif enough_sentences:
+                short_word = waiting or (EXPLORATORY if one else no_difference_word(s.compared.bleu, margin))
+                long_word = waiting or (EXPLORATORY if one else difference_word(
+                    lg.compared.bleu, -1, family.significant(i_long), contrast_worse, margin))
+                halves[0].readings.append(span_reading(s, short_word))
+                halves[1].readings.append(span_reading(lg, long_word))
+            else:
+                short_word = long_word = "too few to decide"
+            if waiting and enough_sentences and not second:
+                verdict.add(f"{interim_text(waiting)}.")
+            interim = bool(waiting) or one or not enough_sentences or second
+            short_text = (short_word if interim else
+                          f"{equivalence_text(s, margin, family.significant(i_short))}: {short_word}")
+            long_text = long_word if interim else f"{'worse' if long_worse else 'not shown to be worse'}: {long_word}"
+            verdict.add(f"{prefix}short, {where(s)}: no PE minus {pe.name} {delta_text(s, family, i_short)}; "
+                        f"{short_text}; {lengths_text(s)}.")
+            verdict.add(f"{prefix}long, {where(lg)}: {delta_text(lg, family, i_long)}; {long_text}; "
+                        f"{lengths_text(lg)}.")
+            verdict.add(f"{prefix}Δ_long − Δ_short between the two groups"
+                        + ("" if second else " (the long half's extra condition)")
+                        + f": {contrast.delta:+.2f} [{contrast.low:+.2f}, {contrast.high:+.2f}] BLEU "
+                        f"({p_text(contrast.p)}{family.star(i_contrast)}; {contrast.method})"
+                        + (": interim." if interim and not second else "." if second else
+                           ": long sentences lose more." if contrast_worse else
+                           ": not shown that long sentences lose more."))
 
 
 
@@ -266,14 +370,18 @@ def direction(r: AlignmentRow, long_shown: bool, interaction_shown: bool) -> tup
 def diagonal_claim(alignment: list[AlignmentRow], test_set: Optional[str], rules: Rules,
                    pe: Reference = SINUSOIDAL) -> Verdict:
     """Claim (c), one half: on long sentences no PE aligns worse than `pe`, and more so than on short ones (the gap
-    grows), on the primary metric (Holm within the claim, the primary test set only); every other metric is shown
-    with unadjusted intervals and named where it says otherwise."""
+    grows), on the primary metric (Holm within the claim, the deciding test set only); every other metric is shown
+    with unadjusted intervals and named where it says otherwise. The deciding test set is the human gold alignment
+    (GOLD_TEST_SET, its AER) where the models were scored on it, else `test_set` (silver links)."""
     verdict = Verdict("(c) With PE the cross-attention lines up along the diagonal on long sentences; "
                       "without PE it does not.")
     family = Family("(c)")
     half = Half("long")
     verdict.halves = [half]
-    for rows in alignment_cells(alignment, is_nope):
+    cells_found = alignment_cells(alignment, is_nope)
+    if any(rows[0].test_set == GOLD_TEST_SET and rows[0].metric == "aer" for rows in cells_found):
+        test_set = GOLD_TEST_SET   # the human gold links decide once models were scored on them
+    for rows in cells_found:
         r, others = rows[0], rows[1:]
         enough_sentences = rules.decides(r.short_sentences) and rules.decides(r.long_sentences)
         waiting = pending(r)
@@ -293,15 +401,16 @@ def diagonal_claim(alignment: list[AlignmentRow], test_set: Optional[str], rules
         reading = ("too few sentences to decide" if not enough_sentences else interim_text(waiting) if waiting else
                    EXPLORATORY if one else
                    f"{direction_text(SHORT_METRIC_NAMES[r.metric] + ' (primary)', said)}: {word}" if deciding else
-                   f"{direction_text(SHORT_METRIC_NAMES[r.metric], said)} (decides nothing: not the primary test set)")
+                   f"{direction_text(SHORT_METRIC_NAMES[r.metric], said)} (decides nothing: not the deciding test set)")
         secondary = "; ".join(direction_text(SHORT_METRIC_NAMES[o.metric],
                                              direction(o, shown(o.gap_long), shown(o.gap_interaction)))
                               for o in others)
         verdict.add(
             f"`{r.test_set}`, {in_group(r.group)} ({r.seeds} seed{'s' * (r.seeds != 1)}; "
             f"{r.short_sentences:,} sentences of ≤ {SHORT_MAX} words, {r.long_sentences:,} of ≥ {LONG_MIN}). "
-            + ". ".join([metric_text(r, pe, family.star(i_long), family.star(i_interaction))]
-                        + [metric_text(o, pe) for o in others])
+            + ". ".join([metric_text(r, pe, family.star(i_long), family.star(i_interaction),
+                                     gold=r.test_set == GOLD_TEST_SET)]
+                        + [metric_text(o, pe, gold=o.test_set == GOLD_TEST_SET) for o in others])
             + f". {reading}"
             + (f"; the other metrics (unadjusted, deciding nothing): {secondary}" if secondary else "")
             + (f"; {', '.join(SHORT_METRIC_NAMES[o.metric] for o in disagree)} "
@@ -316,6 +425,6 @@ def diagonal_claim(alignment: list[AlignmentRow], test_set: Optional[str], rules
 
 
 def check_claims(spans: list[SpanRow], alignment: list[AlignmentRow], test_set: Optional[str],
-                 rules: Rules) -> list[Verdict]:
-    return [zero_dims_claim(spans, test_set, rules), no_pe_claim(spans, test_set, rules),
+                 rules: Rules, within: Sequence[WithinRow] = ()) -> list[Verdict]:
+    return [zero_dims_claim(spans, test_set, rules), no_pe_claim(spans, test_set, rules, one_model=within),
             diagonal_claim(alignment, test_set, rules)]
