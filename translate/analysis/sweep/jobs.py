@@ -27,7 +27,7 @@ from translate.analysis.sweep.plan import planned_seeds
 # pyproject.toml); tests/test_setting_roles.py checks that the two agree.
 NOT_SETTINGS = ("seed", "piece", "run_name", "train.resume", "train.device", "train.num_threads", "train.precision",
                 "train.compile", "train.log_every", "train.save_every", "train.samples", "data.path",
-                "data.cache_dir", "report.", "eval.at_test")
+                "data.cache_dir", "report.", "eval.")   # eval: what was scored, not what was trained
 PE_SECTIONS = ("encoding", "ablation")
 
 

@@ -76,12 +76,14 @@ def corpus_series(aggregator: PairedScores, side: Side, metric: str, job: Job, c
 
 
 def sentence_series(side: Side, metric: str, job: Job, counts: np.ndarray) -> Optional[tuple[float, np.ndarray]]:
-    """(mean on the side's sentences, (B,) its resamples) of a per-sentence metric; None when not recorded."""
+    """(mean on the side's sentences, (B,) its resamples) of a per-sentence metric; None when not recorded, or
+    undefined on the side or on some resample (e.g. τ of a model whose outputs share at most one reference word)."""
     values = per_sentence(job, side.test_set, metric)
     if values is None:
         return None
     values = values[side.indices]
-    return nan_mean(values), resampled_means(values, side.groups, counts)
+    mean, draws = nan_mean(values), resampled_means(values, side.groups, counts)
+    return None if np.isnan(mean) or np.isnan(draws).any() else (mean, draws)
 
 
 def within_rows(aggregator: PairedScores, setting: Setting, about: RowSetting) -> list[WithinRow]:
