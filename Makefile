@@ -77,7 +77,8 @@ repro: setup
 # (conf/sweep/claim_b_within_cpu.yaml) and (a) on long sentences (conf/sweep/claim_a_long_cpu.yaml), each its pilots
 # first, then its eight seeds to the pilots' budget, two one-thread jobs at a time (each sinusoidal job of (a) scores
 # its test-time controls at its end: eval.at_test), then every finished job's small files into docs/results/runs/.
-HALVES_RUNS := docs/results/runs/claims_halves_cpu
+# beside the committed claim runs: one results page reads them all
+HALVES_RUNS := docs/results/runs/claims_cpu
 repro-halves: setup
 	$(MAKE) pilots-then-sweep PILOTS=claim_b_within_cpu_pilot COMPARISON=claim_b_within_cpu REPRO_RUNS=$(HALVES_RUNS)
 	$(MAKE) pilots-then-sweep PILOTS=claim_a_long_cpu_pilot COMPARISON=claim_a_long_cpu REPRO_RUNS=$(HALVES_RUNS)

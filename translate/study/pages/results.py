@@ -22,6 +22,7 @@ from translate.analysis.sweep.rows import ReportRow
 from translate.analysis.sweep.cells import (alignment_cell, comparison_cell, devices, number, score_cell, value_range,
                                            words_cell)
 from translate.analysis.sweep.tables import pivot, reading_rules, test_set_names, whole_split_table
+from translate.study.pages.compute import compute_lines
 from translate.study.pages.probes import probe_lines
 from translate.study.pages.readme import claims_lines, update_readme
 from translate.io import atomic_write, atomic_write_text
@@ -241,6 +242,7 @@ def results_markdown(report: Report, sweep_dir: Path, assets: Path, link: str, v
         shutil.copyfile(curves, assets / curves.name)
         lines += ["### Learning curves", "", f"![valid BLEU against step]({link}/{curves.name})", ""]
     lines += ["## Attention maps", ""] + attention_section(report, sweep_dir, assets, link)
+    lines += compute_lines(find_jobs(sweep_dir), sweep_dir)
     lines += ["## How to read the numbers", ""] + reading_rules(report) + [""]
     if report.unfinished or report.notes:
         lines += ["## Notes", ""] + [f"- unfinished: {j}" for j in report.unfinished] + [
