@@ -188,6 +188,25 @@ def test_claim_b_within_one_model_trains_on_every_length():
         assert "hansards_gold" in [t.name for t in cfg.eval.test_sets] and cfg.report.position_probe == 600
 
 
+def test_claim_a_long_scores_its_controls_in_its_sinusoidal_jobs_and_its_second_pilots_differ_in_dropout_only():
+    jobs = sweep_jobs("+sweep=[claim_a_long_cpu]")
+    assert len(jobs) == 16
+    for job in jobs:
+        cfg = compose_job("+sweep=[claim_a_long_cpu]", *job)
+        assert [c["name"] if "name" in c else c["ablation"] for c in cfg.eval.at_test] == ["zero_dims",
+                                                                                        "zero_dims_mean"]
+        assert (cfg.data.train_min_words, cfg.data.train_max_words) == (11, 17) and cfg.model.name == "base_cpu"
+    first = [compose_job("+sweep=[claim_a_long_cpu_pilot]", *job) for job in sweep_jobs("+sweep=[claim_a_long_cpu_pilot]")]
+    second = [compose_job("+sweep=[claim_a_long_cpu_pilot_dropout]", *job)
+              for job in sweep_jobs("+sweep=[claim_a_long_cpu_pilot_dropout]")]
+    assert [c.model.dropout for c in first] == [0.1, 0.1] and [c.model.dropout for c in second] == [0.3, 0.3]
+    for a, b in zip(first, second):
+        a.model.dropout = b.model.dropout
+        assert {k: v for k, v in a.items() if k not in ("hydra", "run_name")} == {
+            k: v for k, v in b.items() if k not in ("hydra", "run_name")}
+        assert b.hydra.sweep.dir == "sweeps/claim_a_long_cpu_pilot_dropout"
+
+
 def test_the_gpu_claims_sweep_is_the_cpu_one_on_a_gpu_in_fp32_in_its_own_folder():
     """A separate comparison: the same jobs, data, model, steps and test sets, only the device and the folder differ."""
     cpu_jobs, gpu_jobs = sweep_jobs("+sweep=[claims_cpu]"), sweep_jobs("+sweep=[claims_gpu]")
