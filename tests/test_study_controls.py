@@ -63,6 +63,21 @@ def test_the_mean_and_test_time_controls_are_equivalence_tests():
     assert [c.must_hurt for c in CONTROLS].count(True) == 1
 
 
+def test_a_control_of_the_long_models_is_read_on_the_reserved_long_test_set():
+    """(a)'s long half: dims >= 400 zeroed at test time in models trained on 11-17 words, on `long_test` (deciding)
+    and on `test`'s few long sentences (shown, deciding nothing); beside the short models' reading."""
+    long_ = span("zero_dims_at_test", "train words 11-17", "sinusoidal", "zero_dims_at_test", "long_test", 11, 17,
+                 -3.0, 0.4, 1200)
+    decoy = span("zero_dims_at_test", "train words 11-17", "sinusoidal", "zero_dims_at_test", "test", 11, 17, 0.1,
+                  0.3, 250)
+    at_test, = check_controls([control("zero_dims_at_test", 0.1, 0.2), long_, decoy], "test", RULES)
+    assert at_test.status == "differs between training groups"
+    assert [r.word for r in at_test.shown] == ["about the same", "different"]
+    assert any(d.startswith("`long_test`, trained on words 11-17") and "different" in d for d in at_test.details)
+    assert any(d.startswith("`test`, trained on words 11-17") and "decides nothing" in d for d in at_test.details)
+    assert at_test.family.endswith("over the 2 tests of control zero_dims_at_test on this page")
+
+
 def test_claims_b_and_c_read_against_another_encoding():
     """Spans whose Δ is against rope (a report with rope as its baseline): the verdict names rope."""
     rope = Reference("rope")

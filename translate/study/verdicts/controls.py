@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from translate.study.verdicts.claims import cells, decides, is_short_span, span_reading
+from translate.study.verdicts.claims import LONG_TEST_SET, cells, decides, is_long_span, is_short_span, span_reading
 from translate.study.verdicts.verdict import Family, Verdict
 from translate.study.verdicts.wording import delta_text, equivalence_text, lengths_text, where
 from translate.analysis.sweep.rows import RowSetting, SpanRow
@@ -44,22 +44,26 @@ def is_control(control: Control):
 
 
 def check_control(control: Control, spans: list[SpanRow], test_set: str | None, rules: Rules) -> Verdict | None:
-    """None when the sweep has no job of this control. Read like claim (a): each model on the short lengths it was
-    trained on, merged; its own Holm family."""
+    """None when the sweep has no job of this control. Read like claim (a): each model on the lengths it was trained
+    on, merged, short ones on `test_set`, long ones on the reserved long test set; its own Holm family."""
     margin = rules.margin
-    found = cells(spans, is_control(control), is_short_span)
+    found = cells(spans, is_control(control), is_short_span) + cells(spans, is_control(control), is_long_span)
     if not found:
         return None
+
+    def deciding_set(r: SpanRow) -> bool:
+        return r.test_set == (test_set if is_short_span(r) else LONG_TEST_SET)
+
     verdict, family, outcomes = Verdict(f"Control: {control.what}.", control=control.ablation), \
         Family(f"control {control.ablation}"), []
     seen: list[tuple[str, str]] = []  # per span of several seeds: (test set, "worse" / "same" by TOST / "unclear")
     waitings = [pending(r) for r in found]
     # Holm over the deciding tests only: the primary test set's, of several seeds, with their planned seeds in
     indices = [family.add(r.compared.bleu.p if decides(r, rules) and not waiting and not exploratory(r)
-                          and r.test_set == test_set else None)
+                          and deciding_set(r) else None)
                for r, waiting in zip(found, waitings)]
     for r, index, waiting in zip(found, indices, waitings):
-        primary = r.test_set == test_set
+        primary = deciding_set(r)
         # another test set's Δ is read with its unadjusted p and decides nothing
         significant = family.significant(index) if primary else r.compared.bleu.p is not None and r.compared.bleu.p < 0.05
         if not decides(r, rules):

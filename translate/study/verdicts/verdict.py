@@ -78,7 +78,8 @@ class Family:
         tests = sum(p is not None for p in self.p_values)
         if not tests:
             return ""
-        return f"* Holm-adjusted p < {LEVEL} over the {tests} test{'s' * (tests != 1)} of claim {self.claim} on this page"
+        name = self.claim if self.claim.startswith("control") else f"claim {self.claim}"   # "claim (a)", "control X"
+        return f"* Holm-adjusted p < {LEVEL} over the {tests} test{'s' * (tests != 1)} of {name} on this page"
 
 
 
