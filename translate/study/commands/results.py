@@ -4,7 +4,7 @@ Turn a seed_repro sweep into docs/results.md: its table, plots, a few attention 
 the source notes' three claims.
 
     python -m translate.study results sweeps/seed_repro_cpu [--out docs/results.md] [--pilots PILOT_DIR ...]
-        [--readme README.md] [--plan docs/preregistration.md]
+        [--readme README.md] [--plan docs/preregistration.md] [--silver-check docs/results/silver_against_gold.json]
 
 The sweep's report (python -m translate.report SWEEP_DIR) is written first when it is missing.
 """
@@ -31,9 +31,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--plan", type=Path, default=None,
                         help="the analysis plan the verdicts follow (docs/preregistration.md): the page quotes its "
                              "history of the runs and its departures")
+    parser.add_argument("--silver-check", type=Path, default=None,
+                        help="eflomal's AER against the human gold alignment (docs/results/silver_against_gold.json, "
+                             "from scripts/silver_against_gold.py): the page says how good the silver links are")
 
 
 def run(args: argparse.Namespace) -> int:
     return write_page(lambda: write_results_page(args.sweep_dir, args.out, readme=args.readme,
-                                                   pilots=args.pilots, plan=args.plan))
+                                                   pilots=args.pilots, plan=args.plan,
+                                                   silver_check=args.silver_check))
 

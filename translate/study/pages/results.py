@@ -2,6 +2,7 @@
 about the source notes' three claims (translate.study.verdicts.claims)."""
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -154,8 +155,23 @@ def plan_disclosures(plan: Optional[Path]) -> list[str]:
     return lines
 
 
+def silver_check_lines(path: Optional[Path]) -> list[str]:
+    """How good the silver links are: eflomal's AER against the human gold alignment (scripts/silver_against_gold.py
+    wrote `path`), overall and per length bucket; [] without the file."""
+    if path is None:
+        return []
+    data = json.loads(Path(path).read_text(encoding="utf-8"))
+    buckets = "; ".join(f"{name} words {b['aer']:.3f} ({b['pairs']} pairs)" for name, b in data["buckets"].items())
+    return [f"**The silver links themselves.** eflomal, trained as the runs train it ({data['aligner_trained_on']:,} "
+            f"pairs), scores AER {data['aer']:.3f} against the human gold alignment of {data['pairs']} Hansards pairs "
+            f"(Sure and Possible links): {buckets} (`{path}`, written by `python scripts/silver_against_gold.py`; "
+            f"[docs/reports.md](reports.md) sets it beside the figures published for this set). An attention AER far "
+            f"above it says the attention aligns poorly, not that the links are poor.", ""]
+
+
 def claims_section(report: Report, against: dict[str, Report], verdicts: list[Verdict], controls: list[Verdict],
-                   forest: Optional[str], link: str, plan: Optional[Path] = None) -> list[str]:
+                   forest: Optional[str], link: str, plan: Optional[Path] = None,
+                   silver_check: Optional[Path] = None) -> list[str]:
     """The three claims' `verdicts` (verdicts_of), each decided on the primary test set and listed on every test
     set; then the controls of (a), and (b) and (c) read against each other encoding of `against` (see
     reports_against)."""
@@ -168,7 +184,7 @@ def claims_section(report: Report, against: dict[str, Report], verdicts: list[Ve
              f"are listed at the end of this section.", ""]
     if forest:
         lines += [f"![Every deciding Δ of the claims and controls with its 95% interval]({link}/{forest})", ""]
-    lines += verdict_lines(verdicts) + verdict_lines(controls)
+    lines += verdict_lines(verdicts) + silver_check_lines(silver_check) + verdict_lines(controls)
     for encoding, other in against.items():
         pe = Reference(encoding)
         lines += verdict_lines([no_pe_claim(other.spans, primary, rules, pe, other.within),
@@ -214,7 +230,8 @@ def models(rows: list[ReportRow]) -> str:
 
 
 def results_markdown(report: Report, sweep_dir: Path, assets: Path, link: str, verdicts: list[Verdict],
-                     pilots: Sequence[Path] = (), plan: Optional[Path] = None) -> str:
+                     pilots: Sequence[Path] = (), plan: Optional[Path] = None,
+                     silver_check: Optional[Path] = None) -> str:
     whole = [r for r in report.rows if r.bucket == ALL]
     tests = ", ".join(f"`{name}`" for name in test_set_names(report))
     lines = ["# Results: the source notes' experiments", "",
@@ -227,7 +244,8 @@ def results_markdown(report: Report, sweep_dir: Path, assets: Path, link: str, v
              "## What the numbers say", ""]
     controls = check_controls(report.spans, primary_test_set(report), report.rules)
     forest = write_forest(verdicts + controls, assets, report.rules.margin)
-    lines += claims_section(report, reports_against(sweep_dir, report), verdicts, controls, forest, link, plan)
+    lines += claims_section(report, reports_against(sweep_dir, report), verdicts, controls, forest, link, plan,
+                            silver_check)
     lines += probe_lines(group_settings(find_jobs(sweep_dir)))   # report.json keeps no jobs: read them
     if pilots:
         lines += ["## How long the models trained", ""] + budget_lines(list(pilots), find_jobs(sweep_dir))
@@ -253,16 +271,19 @@ def results_markdown(report: Report, sweep_dir: Path, assets: Path, link: str, v
 
 
 def write_results_page(sweep_dir: Path, out: Path, readme: Optional[Path] = None,
-                       pilots: Sequence[Path] = (), plan: Optional[Path] = None) -> Path:
+                       pilots: Sequence[Path] = (), plan: Optional[Path] = None,
+                       silver_check: Optional[Path] = None) -> Path:
     """Writes `out` (e.g. docs/results.md) and its pictures into a folder beside it named after it, and the claims
     block of `readme` when it has one (readme_summary). `pilots`: the folders of the pilots that set the jobs' step
     budgets (translate.study.verdicts.pilots), shown on the page. `plan`: the analysis plan whose history and
-    departures the page quotes (plan_disclosures)."""
+    departures the page quotes (plan_disclosures). `silver_check`: eflomal's AER against the gold links
+    (silver_check_lines)."""
     sweep_dir, out = Path(sweep_dir), Path(out)
     report = load_report(sweep_dir)
     assets = fresh_assets(out)
     verdicts = verdicts_of(report)  # decided once, for the page and the README's summary
-    atomic_write_text(out, results_markdown(report, sweep_dir, assets, assets.name, verdicts, pilots, plan))
+    atomic_write_text(out, results_markdown(report, sweep_dir, assets, assets.name, verdicts, pilots, plan,
+                                            silver_check))
     if readme is not None:
         forest = assets / FOREST
         link = os.path.relpath(forest, Path(readme).parent) if forest.exists() else None
