@@ -2,14 +2,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, List
+from typing import Any, ClassVar, List, Optional
 
-from translate.config.fields import Checked
+from translate.config.fields import HOW_IT_RAN, Checked
 
 
 @dataclass
 class EvalConfig(Checked):
     SECTION: ClassVar[str] = "eval"
+    ROLE: ClassVar[Optional[str]] = HOW_IT_RAN  # what a run was scored on, never what it trained
 
     test_sets: List[Any] = field(default_factory=list)   # each {name, split} | {name, src, ref} | {name, long_concat_from}
     at_test: List[Any] = field(default_factory=list)     # test-time controls, each {ablation, name?, SETTING: VALUE}
