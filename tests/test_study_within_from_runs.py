@@ -3,12 +3,13 @@ seeds each, scored on `test` and `long_test`; the report pairs them by seed acro
 read within them (the reading across groups has no runs here and says nothing)."""
 from __future__ import annotations
 
-from pathlib import Path
+import json
 
 import pytest
 from conftest import TINY_RUN, make_config
 
 from translate.analysis.sweep import build_report
+from translate.analysis.sweep.report_files import report_of_json
 from translate.cli.train import run
 from translate.study.verdicts.claims import no_pe_claim
 from translate.study.verdicts.wording import in_group
@@ -42,4 +43,5 @@ def test_the_within_model_reading_from_a_real_sweep(tmp_path_factory, cache_dir)
     assert not any(d.startswith("across groups") for d in verdict.details)   # no length groups were trained
     reread = build_report(root, samples=60, hparams=False)   # deterministic: the same rows again
     assert [r.interaction for r in reread.within] == [r.interaction for r in report.within]
-    assert Path(root / "report" / "report.json").exists()
+    written = report_of_json(json.loads((root / "report" / "report.json").read_text()))
+    assert written.within == report.within   # report.json keeps them, as the pages read them back

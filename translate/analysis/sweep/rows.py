@@ -11,7 +11,7 @@ report lacks keeps its default. This module is the one place that knows those ke
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, fields, replace
-from typing import Any, Optional
+from typing import Any, ClassVar, Optional
 
 from translate.analysis.run.convergence import PER_STEPS, ValidTrend
 from translate.analysis.run.metrics_json import BucketStatistics
@@ -361,16 +361,14 @@ class Quantity:
         return None if data is None else cls(**{f.name: data[f.name] for f in fields(cls) if f.name in data})
 
 
-QUANTITIES = ("gap_short", "gap_long", "gap_interaction", "system_long_minus_short", "baseline_long_minus_short")
-
-
 @dataclass
-class AlignmentRow(RowSetting):
-    """Per-sentence alignment of a setting against its baseline on short and long sentences (spans.alignment_rows):
-    each model's mean, the gaps, their interaction and each model's own long − short level."""
+class ShortLongRow(RowSetting):
+    """A setting against its baseline on short and on long sentences: one metric, the sentences of each side, the
+    jobs, each model's mean on each side; subclasses add their contrasts (Quantity fields, named in QUANTITIES)."""
 
-    metric: Optional[str] = None           # diagonal_share_normalised or aer
-    better: Optional[int] = None           # +1: higher is better aligned, -1: lower is
+    QUANTITIES: ClassVar[tuple[str, ...]] = ()
+
+    metric: Optional[str] = None
     short_sentences: Optional[int] = None
     long_sentences: Optional[int] = None
     jobs: Optional[str] = None
@@ -378,49 +376,45 @@ class AlignmentRow(RowSetting):
     system_long: Optional[float] = None
     baseline_short: Optional[float] = None
     baseline_long: Optional[float] = None
+
+    def as_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def read(cls, data: dict) -> "ShortLongRow":
+        row = cls(**{f.name: data.get(f.name) for f in fields(cls)})
+        return replace(row, **{name: Quantity.read(data.get(name)) for name in cls.QUANTITIES})
+
+
+@dataclass
+class AlignmentRow(ShortLongRow):
+    """Per-sentence alignment of a setting against its baseline on short and long sentences of one test set
+    (spans.alignment_rows; metric: diagonal_share_normalised, aer or monotonicity): the gaps, their interaction and
+    each model's own long − short level."""
+
+    QUANTITIES: ClassVar[tuple[str, ...]] = ("gap_short", "gap_long", "gap_interaction", "system_long_minus_short",
+                                             "baseline_long_minus_short")
+
+    better: Optional[int] = None           # +1: higher is better aligned, -1: lower is
     gap_short: Optional[Quantity] = None
     gap_long: Optional[Quantity] = None
     gap_interaction: Optional[Quantity] = None
     system_long_minus_short: Optional[Quantity] = None
     baseline_long_minus_short: Optional[Quantity] = None
 
-    def as_json(self) -> dict[str, Any]:
-        return asdict(self)
-
-    @classmethod
-    def read(cls, data: dict) -> "AlignmentRow":
-        row = cls(**{f.name: data.get(f.name) for f in fields(cls)})
-        return replace(row, **{name: Quantity.read(data.get(name)) for name in QUANTITIES})
-
-
-WITHIN_QUANTITIES = ("delta_short", "delta_long", "interaction")
-
 
 @dataclass
-class WithinRow(RowSetting):
-    """One model read on its short and its long sentences against its baseline, paired by seed (within.py): each
-    model's level, Δ on each and the within-model interaction Δ_long − Δ_short. `test_set` names both sets."""
+class WithinRow(ShortLongRow):
+    """One model read on its short and its long sentences against its baseline, paired by seed (within.py; metric:
+    bleu, chrf, token_accuracy, unigram_f in points, or order_tau): Δ on each and the within-model interaction
+    Δ_long − Δ_short. `test_set` names both sets."""
 
-    metric: Optional[str] = None           # bleu, chrf, token_accuracy, unigram_f (points) or order_tau
+    QUANTITIES: ClassVar[tuple[str, ...]] = ("delta_short", "delta_long", "interaction")
+
     short_test_set: Optional[str] = None
     short_span: Optional[str] = None       # e.g. "1-10"
     long_test_set: Optional[str] = None
     long_span: Optional[str] = None        # e.g. "11-17"
-    short_sentences: Optional[int] = None
-    long_sentences: Optional[int] = None
-    jobs: Optional[str] = None
-    system_short: Optional[float] = None
-    system_long: Optional[float] = None
-    baseline_short: Optional[float] = None
-    baseline_long: Optional[float] = None
     delta_short: Optional[Quantity] = None
     delta_long: Optional[Quantity] = None
     interaction: Optional[Quantity] = None
-
-    def as_json(self) -> dict[str, Any]:
-        return asdict(self)
-
-    @classmethod
-    def read(cls, data: dict) -> "WithinRow":
-        row = cls(**{f.name: data.get(f.name) for f in fields(cls)})
-        return replace(row, **{name: Quantity.read(data.get(name)) for name in WITHIN_QUANTITIES})
