@@ -40,6 +40,7 @@ from translate.study.verdicts.wording import (SHORT_METRIC_NAMES, brief_group, d
 
 
 LONG_TEST_SET = "long_test"   # the reserved real long sentences (translate/data/long_reserve.py)
+WORD_CHOICE_MARGIN = 1.0         # points of unigram F within which no PE "keeps the words" (docs/preregistration.md)
 GOLD_TEST_SET = "hansards_gold"   # the human gold alignment, as the claims' sweeps name it ({name: hansards_gold,
                                   # gold: test}): (c)'s deciding test set once scored
 
@@ -243,7 +244,7 @@ def within_reading(verdict: Verdict, family: Family, halves: tuple[Half, Half], 
                 f"{within_delta_text(r.interaction, 'BLEU', family.star(i_interaction))} ({r.interaction.method}): "
                 + ("interim." if interim else "long sentences lose more." if interaction_worse else
                    "not shown that long sentences lose more."))
-    words_and_order = words_and_order_text(measures, margin, pe)
+    words_and_order = words_and_order_text(measures, WORD_CHOICE_MARGIN, pe)
     if words_and_order:
         verdict.add(words_and_order)
 
