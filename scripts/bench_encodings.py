@@ -3,6 +3,7 @@
     python scripts/bench_encodings.py                          # model=small, every conf/encoding/*.yaml
     python scripts/bench_encodings.py --model tiny --steps 2 sinusoidal rope t5
     python scripts/bench_encodings.py --threads 1 --overrides train.max_tokens=3000
+    python scripts/bench_encodings.py sinusoidal:ablation=randomized alibi:encoding.biased_heads=4   # with options
 
 All encodings train (Trainer.train_step: forward, label-smoothed loss, backward, clipping, AdamW) on the *same*
 batches of real Tatoeba pairs, and decode (greedy, cached) the same validation sentences. Timings on a shared
@@ -69,8 +70,9 @@ def make_trainer(name: str, args, data, run_dir: str):
     from translate.training.device import make_runtime
     from translate.assembly.trainer import build_trainer
 
-    cfg = compose(f"model={args.model}", f"encoding={name}", "train.device=cpu", "train.precision=fp32",
-                  *args.overrides)
+    encoding, *own = name.split(":")   # "alibi:encoding.biased_heads=4": an encoding with overrides of its own
+    cfg = compose(f"model={args.model}", f"encoding={encoding}", "train.device=cpu", "train.precision=fp32",
+                  *args.overrides, *own)
     return build_trainer(validate_config(cfg), data, make_runtime("cpu", "fp32"), Path(run_dir))
 
 
@@ -167,7 +169,8 @@ def print_table(names: list[str], results: dict, sentences: int) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("encodings", nargs="*", help="conf/encoding names (default: every file there)")
+    parser.add_argument("encodings", nargs="*", help="conf/encoding names (default: every file there), each with "
+                        "overrides of its own after colons, e.g. sinusoidal:ablation=randomized")
     parser.add_argument("--model", default="small", help="conf/model/<name>.yaml (default: small)")
     parser.add_argument("--steps", type=int, default=3, help="timed training steps per encoding (each paired)")
     parser.add_argument("--decode-sentences", type=int, default=64, help="validation sentences decoded")
@@ -178,7 +181,7 @@ def main() -> None:
         torch.set_num_threads(args.threads)
     available = sorted(p.stem for p in (ROOT / "conf" / "encoding").glob("*.yaml"))
     names = args.encodings or available
-    unknown = sorted(set(names) - set(available))
+    unknown = sorted({name.split(":")[0] for name in names} - set(available))
     if unknown:
         raise SystemExit(f"unknown encodings {unknown}; allowed: {available}")
 
