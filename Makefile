@@ -19,7 +19,7 @@ TEST_WORKERS ?= 2
 PYTEST      := $(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
 STAMP       := $(VENV)/.installed
 
-.PHONY: setup train test test-fast test-durations sweep repro repro-halves repro-600 pilots-then-sweep collect-repro extrapolation-published encodings-page browser train-ddp bench bench-decode bench-quality bench-gpu clean
+.PHONY: setup train test test-fast test-durations sweep repro repro-halves repro-600 pilots-then-sweep collect-repro extrapolation-published encodings-page longer-inputs browser train-ddp bench bench-decode bench-quality bench-gpu clean
 
 setup: $(STAMP)
 
@@ -145,8 +145,31 @@ encodings-page: setup
 	test ! -d sweeps/encodings || $(PY) -m translate.study collect sweeps/encodings $(ENCODINGS_RUNS)
 	test ! -d sweeps/length_extrapolation || \
 	  $(PY) -m translate.study collect sweeps/length_extrapolation $(EXTRAPOLATION_RUNS)
+	test ! -d sweeps/length_extrapolation_longer || \
+	  $(PY) -m translate.study collect sweeps/length_extrapolation_longer $(LONGER_RUNS)
 	$(PY) -m translate.study encodings $(ENCODINGS_RUNS) --out docs/encodings_results.md --readme README.md \
-	  $$(test ! -d $(EXTRAPOLATION_RUNS) || echo --extrapolation $(EXTRAPOLATION_RUNS))
+	  $$(test ! -d $(EXTRAPOLATION_RUNS) || echo --extrapolation $(EXTRAPOLATION_RUNS)) \
+	  $$(test ! -d $(PUBLISHED_RUNS) || echo --published $(PUBLISHED_RUNS)) \
+	  $$(test ! -d $(LONGER_RUNS) || echo --longer-inputs $(LONGER_RUNS))
+
+# The encodings researchers try for longer inputs, one seed each, trained as the length_extrapolation jobs (pairs
+# of at most 10 French words, 600 steps, one thread a job, one job at a time): sinusoidal PE and RoPE retrained
+# beside CoPE, randomized positions on sinusoidal PE and ALiBi on 4 of 8 heads; then RoPE's three test-time scalings
+# scored on the RoPE job (no training). Resumable; the small files go to $(LONGER_RUNS), the page's section reads
+# them (make encodings-page).
+LONGER_RUNS ?= docs/results/runs/length_extrapolation_longer_cpu
+LONGER      := +sweep=length_extrapolation hydra.sweep.dir=sweeps/length_extrapolation_longer \
+               hydra.launcher.n_jobs=1 train.num_threads=1
+longer-inputs: setup
+	$(PY) -m translate.study restore $(LONGER_RUNS) sweeps/length_extrapolation_longer
+	$(PY) -m translate.train $(LONGER) encoding=sinusoidal,rope,cope
+	$(PY) -m translate.train $(LONGER) encoding=sinusoidal ablation=randomized
+	$(PY) -m translate.train $(LONGER) encoding=alibi encoding.biased_heads=4 encoding.name=alibi_4_heads
+	for scaling in interpolation ntk yarn; do out=sweeps/length_extrapolation_longer/rope_$${scaling}_at_test_none_seed1; \
+	  test -f $$out/metrics.json || $(PY) -m translate.evaluate \
+	  checkpoint=sweeps/length_extrapolation_longer/rope_none_seed1/last.pt encoding.scaling=$$scaling \
+	  output_dir=$$out || exit 1; done
+	$(PY) -m translate.study collect sweeps/length_extrapolation_longer $(LONGER_RUNS)
 
 train-ddp: setup
 	$(VENV)/bin/torchrun --standalone --nproc_per_node=$(NPROC) -m translate.train $(ARGS)

@@ -5,7 +5,8 @@ encodings ranked by BLEU, BLEU per length bucket, the sweep reports' plots, and 
 trained on short sentences only.
 
     python -m translate.study encodings sweeps/encodings --extrapolation sweeps/length_extrapolation \\
-        [--published docs/results/runs/extrapolation_published_cpu] [--out docs/encodings_results.md]
+        [--published docs/results/runs/extrapolation_published_cpu] [--out docs/encodings_results.md] \\
+        [--longer-inputs docs/results/runs/length_extrapolation_longer_cpu]
 
 A sweep's report (python -m translate.report SWEEP_DIR) is written first when it is missing.
 """
@@ -25,6 +26,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--published", type=Path, default=None,
                         help="a folder of encodings trained like the claims' short group, with its sinusoidal and "
                              "no-PE jobs (make extrapolation-published): the section against published results")
+    parser.add_argument("--longer-inputs", type=Path, default=None,
+                        help="the encodings for longer inputs trained like the length_extrapolation jobs, with "
+                             "sinusoidal and RoPE beside them (make longer-inputs): their section, exploratory")
     parser.add_argument("--out", type=Path, default=Path("docs/encodings_results.md"),
                         help="the page to write; its pictures go to a folder of the same name "
                              "(docs/encodings_results/)")
@@ -35,5 +39,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     return write_page(lambda: write_encodings_page(args.sweep_dir, args.out, args.extrapolation, readme=args.readme,
-                                                          published_dir=args.published))
+                                                          published_dir=args.published,
+                                                          longer_dir=args.longer_inputs))
 
