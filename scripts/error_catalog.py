@@ -88,6 +88,7 @@ CONFIG_OVERRIDES = [
     "data.corpus._target_=nowhere.Corpus", "encoding.base=abc", "encoding.merge=sum", "+encoding.extra=1",
     "encoding._target_=translate.encodings.Nope", "encoding=learned encoding.max_positions=0",
     "ablation=zero_dims ablation.from=999", "model=small ablation=zero_dims",
+    "eval.at_test=[{ablation:zero_dimz}]", "eval.at_test=[{ablation:zero_dims,fro:3}]", "eval.at_test=[{ablation:zero_dims}]",
 ]
 
 
