@@ -49,6 +49,20 @@ def test_a_run_probes_every_layer_and_writes_the_table(tiny_config, tmp_path):
     for buckets in layers.values():
         for cell in buckets.values():
             assert cell["accuracy"] is None or 0.0 <= cell["accuracy"] <= 1.0
+    scored = {bucket: cell["sentences"] for bucket, cell in layers["encoder 1"].items()}
+    assert scored["1-10"] > 0 and scored["11-17"] + scored["18+"] > 0   # long valid sentences too, whatever the run
     table = (tmp_path / "position_probe.md").read_text()
     assert table.startswith("# Position probe: 30 valid sentences") and "| encoder 1 |" in table
     assert probe_table(saved) == table
+
+
+def test_the_probe_takes_short_and_long_valid_sentences_in_turn():
+    from translate.data.cleaning import Pair
+    from translate.data.corpora import Splits
+    from translate.data.pipeline import probe_pairs
+
+    short = [Pair(f"court {i}", f"short {i}") for i in range(3)]
+    long = [Pair(" ".join(["long"] * 12) + f" {i}", f"long {i}") for i in range(5)]
+    turns = probe_pairs(Splits([], short, [], long_valid=long))
+    assert turns == [short[0], long[0], short[1], long[1], short[2], long[2], long[3], long[4]]
+    assert probe_pairs(Splits([], short, [])) == short   # a corpus without a long reserve: the valid split

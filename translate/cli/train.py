@@ -78,7 +78,7 @@ def run(cfg: DictConfig, run_dir: Path) -> dict:
     atomic_write_text(run_dir / "config.yaml", OmegaConf.to_yaml(cfg, resolve=True))  # fails early if not writable
     checkpoint = resume_from(settings.train.resume, run_dir)  # before the corpus: a bad checkpoint fails at once
     specs = settings.eval.specs
-    data = prepare_data(settings.data, test_sets=specs)
+    data = prepare_data(settings.data, test_sets=specs, probe=bool(settings.report.position_probe))
     silver = silver_reference(settings.report, data, cache_dir(settings.data), specs)  # before training: a missing
     # aligner fails now
     report = partial(LengthReport, settings.report, probe_split=data.splits["test"])
@@ -97,7 +97,7 @@ def run(cfg: DictConfig, run_dir: Path) -> dict:
         trainer.writer, tested_step, training_lengths(settings.data), training_lengths_note(settings.data), silver)
     if settings.report.position_probe:   # what the model knows of position, while the model is here
         metrics["position_probe"] = position_probe(
-            trainer.model, trainer.translator.tokenizer, data.splits["valid"], settings.report.position_probe,
+            trainer.model, trainer.translator.tokenizer, data.probe, settings.report.position_probe,
             trainer.translator.settings.batch_tokens, settings.report.bootstrap_samples, settings.report.bootstrap_seed)
         if runtime.is_main:
             atomic_write_text(run_dir / "position_probe.md", probe_table(metrics["position_probe"]))

@@ -46,6 +46,8 @@ class PreparedData:
     splits: dict[str, TokenizedSplit]
     test_sets: dict[str, TokenizedSplit] = field(default_factory=dict)  # eval.test_sets by name, primary first
     corpus_dropped: dict[str, int] = field(default_factory=dict)  # pairs of the corpus files left out, by reason
+    # valid pairs of every length for the position probe (probe_pairs); None where prepare_data was not asked for them
+    probe: Optional[TokenizedSplit] = None
 
 
 def cache_dir(data: DataConfig) -> Path:
@@ -158,10 +160,19 @@ def tokenize_split(pairs: list[Pair], tokenizer: Tokenizer, root: Path, key_pref
     return TokenizedSplit(pairs, src, tgt)
 
 
+def probe_pairs(corpus: Splits) -> list[Pair]:
+    """Valid pairs of every length, whatever lengths a run trained on: the valid split and the reserved long valid
+    set taken in turn (one of each, then the next), so that every prefix holds short and long sentences alike."""
+    short, long = corpus.valid, corpus.long_valid
+    turns = [pair for both in zip(short, long) for pair in both]
+    return turns + short[len(long):] + long[len(short):]
+
+
 def prepare_data(data: DataConfig, tokenizer: Optional[Tokenizer] = None,
-                 test_sets: Optional[list[TestSetSpec]] = None) -> PreparedData:
+                 test_sets: Optional[list[TestSetSpec]] = None, probe: bool = False) -> PreparedData:
     """Everything the trainer needs from the `data` settings. Pass `tokenizer` to reuse a checkpoint's model, and
-    `test_sets` (parsed eval.test_sets) for the final evaluation; default: the corpus's test split, named test."""
+    `test_sets` (parsed eval.test_sets) for the final evaluation; default: the corpus's test split, named test.
+    `probe`: also the valid pairs of every length for the position probe (probe_pairs)."""
     corpus = read_corpus(data)
     splits = finish_splits(corpus, data)
     root = cache_dir(data)
@@ -180,4 +191,5 @@ def prepare_data(data: DataConfig, tokenizer: Optional[Tokenizer] = None,
         pairs, lines = test_set_lines(spec, corpus, data.test_limit)
         tested[spec.name] = dataclasses.replace(tokenize_split(pairs, tokenizer, root, "test"), lines=lines)  # keyed
         # by texts: the same split is shared
-    return PreparedData(tokenizer, tokenized, tested, corpus.dropped)
+    probed = tokenize_split(probe_pairs(corpus), tokenizer, root, "probe") if probe else None
+    return PreparedData(tokenizer, tokenized, tested, corpus.dropped, probed)

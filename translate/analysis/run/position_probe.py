@@ -2,8 +2,8 @@
 frozen hidden state (the layer's output; "embedding" is the token embedding alone, before any position enters,
 which says how much a token's identity tells of its place: "." ends, capitals start).
 
-The model reads the first `report.position_probe` sentences of the valid split, the reference forced through the
-decoder; each token's state is one example, its position (from 0, positions from MAX_POSITION on in one class) the
+The model reads the first `report.position_probe` valid sentences of every length (the valid split and the reserved
+long valid set in turn: translate/data/pipeline.py, probe_pairs), the reference forced through the decoder; each token's state is one example, its position (from 0, positions from MAX_POSITION on in one class) the
 label. A multinomial logistic regression (scikit-learn) is fitted on the tokens of the first TRAIN_SHARE of the
 sentences and scored on the tokens of the rest, per length bucket of the scored sentences (French words): accuracy
 with a 95% bootstrap interval over sentences, beside the accuracy of always guessing the most common position of

@@ -44,8 +44,8 @@ class ReportSettings(Checked):
         return self.alignment_error_rate is not False
     # positions shown in the encoding pictures
     encoding_positions: int = setting(at_least(1), default=128)
-    # at the end of training: a linear probe of token position on each layer's states, over the first N valid
-    # sentences (translate/analysis/run/position_probe.py); 0: none
+    # at the end of training: a linear probe of token position on each layer's states, over N valid sentences of
+    # every length (translate/analysis/run/position_probe.py, translate/data/pipeline.py: probe_pairs); 0: none
     position_probe: int = setting(Rule(lambda v: v == 0 or v >= 10, "0 (none) or at least 10 sentences"), default=0)
     # sweep report (analysis.sweep.aggregate.Rules): smaller buckets are shown but decide no verdict
     min_bucket: int = setting(at_least(1), default=50)
