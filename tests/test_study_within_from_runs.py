@@ -43,5 +43,7 @@ def test_the_within_model_reading_from_a_real_sweep(tmp_path_factory, cache_dir)
     assert not any(d.startswith("across groups") for d in verdict.details)   # no length groups were trained
     reread = build_report(root, samples=60, hparams=False)   # deterministic: the same rows again
     assert [r.interaction for r in reread.within] == [r.interaction for r in report.within]
+    table = (root / "report" / "report.md").read_text()   # the sweep report shows them to any user
+    assert "## One model on its short and its long sentences" in table and "| none | bleu | 2 |" in table
     written = report_of_json(json.loads((root / "report" / "report.json").read_text()))
     assert written.within == report.within   # report.json keeps them, as the pages read them back

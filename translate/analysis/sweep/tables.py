@@ -8,7 +8,8 @@ from typing import Callable
 from translate.analysis.sweep.aggregate import ALL, Report
 from translate.analysis.sweep.cells import (LENGTH_LABELS, alignment_cell, bucket_header, comparison_cell, markdown_table,
                                             number, score_cell, worded_cell)
-from translate.analysis.sweep.rows import ReportRow
+from translate.analysis.sweep.rows import Quantity, ReportRow
+from translate.analysis.significance import p_text
 from translate.analysis.sweep.spans import LONG_MIN, SHORT_MAX
 from translate.io import atomic_write_text
 
@@ -120,11 +121,36 @@ def markdown_text(report: Report, name: str, images: list[tuple[str, str]]) -> s
         lines += pivot(report, lambda r: worded_cell(r.compared.bleu, r.decides, report.rules.margin),
                        f"Δ BLEU against the baseline by length{title}", test_set)
         lines += pivot(report, alignment_cell, f"Cross-attention alignment by length{title}", test_set)
+    lines += within_table(report)
     lines += [f"![{alt}]({path})" for alt, path in images]
     lines += ["", "## How to read this", ""] + reading_rules(report) + [verdict_words_rule(report)]
     if report.notes:
         lines += ["", "## Notes", ""] + [f"- {note}" for note in report.notes]
     return "\n".join(lines) + "\n"
+
+
+def within_table(report: Report) -> list[str]:
+    """Models trained on every length, each read on its short and its long sentences (within.py): one line per
+    setting and metric; [] when the sweep has none."""
+    if not report.within:
+        return []
+
+    def quantity(q: Quantity, digits: int) -> str:
+        return f"{q.delta:+.{digits}f} [{q.low:+.{digits}f}, {q.high:+.{digits}f}] ({p_text(q.p)})"
+    first = report.within[0]
+    lines = []
+    for r in report.within:
+        digits = 3 if r.metric == "order_tau" else 2   # τ in [-1, 1]; the others in points
+        lines.append([r.setting, r.metric, str(r.seeds), f"{r.system_short:.{digits}f} vs {r.baseline_short:.{digits}f}",
+                      quantity(r.delta_short, digits), f"{r.system_long:.{digits}f} vs {r.baseline_long:.{digits}f}",
+                      quantity(r.delta_long, digits), quantity(r.interaction, digits)])
+    return ["## One model on its short and its long sentences", "",
+            f"Each model trained on every length, read on its short sentences (`{first.short_test_set}`, "
+            f"{first.short_span} words) and its long ones (`{first.long_test_set}`, {first.long_span} words) against "
+            f"the baseline of its seed; the interaction is Δ_long − Δ_short paired by seed (unadjusted intervals). "
+            f"Token accuracy and unigram F in points.", ""] + markdown_table(
+        ["setting", "metric", "seeds", "short: model vs baseline", "Δ short", "long: model vs baseline", "Δ long",
+         "Δ_long − Δ_short"], lines) + [""]
 
 
 def verdict_words_rule(report: Report) -> str:
