@@ -86,6 +86,39 @@ def sentence_series(side: Side, metric: str, job: Job, counts: np.ndarray) -> Op
     return None if np.isnan(mean) or np.isnan(draws).any() else (mean, draws)
 
 
+@dataclass
+class SideSeries:
+    """One metric on one side over the paired seeds: each seed's system and baseline level, its Δ (system −
+    baseline) and the Δ's resamples, scaled as WITHIN_METRICS says."""
+
+    system: list[float]
+    baseline: list[float]
+    observed: list[float]
+    resampled: list[np.ndarray]   # (B,) per seed
+
+    def level(self, of: str, digits: int) -> float:
+        return round(float(np.mean(getattr(self, of))), digits)
+
+
+def side_series(aggregator: PairedScores, pairs: list[tuple[Job, Job]], side: Side, metric: str, counts: np.ndarray,
+                scale: float) -> Optional[SideSeries]:
+    """The metric of every pair on `side` (None when a model lacks it there)."""
+    out = SideSeries([], [], [], [])
+    for job, base in pairs:
+        if metric in ("bleu", "chrf"):
+            series = [corpus_series(aggregator, side, metric, model, counts) for model in (job, base)]
+        else:
+            series = [sentence_series(side, metric, model, counts) for model in (job, base)]
+        if any(s is None for s in series):
+            return None
+        (system, system_draws), (baseline, baseline_draws) = series
+        out.system.append(system * scale)
+        out.baseline.append(baseline * scale)
+        out.observed.append((system - baseline) * scale)
+        out.resampled.append((system_draws - baseline_draws) * scale)
+    return out
+
+
 def within_rows(aggregator: PairedScores, setting: Setting, about: RowSetting) -> list[WithinRow]:
     """One row per metric for a setting trained on both lengths, paired by seed on both test sets (none otherwise)."""
     if not trains_both(setting) or not aggregator.rules.samples:
@@ -104,45 +137,20 @@ def within_rows(aggregator: PairedScores, setting: Setting, about: RowSetting) -
               for side in (short, long)}
     rows = []
     for metric, (scale, digits) in WITHIN_METRICS.items():
-        levels = {"system": {"short": [], "long": []}, "baseline": {"short": [], "long": []}}
-        observed = {"short": [], "long": []}
-        resampled = {"short": [], "long": []}
-        missing = False
-        for job, base in pairs:
-            for span, side in (("short", short), ("long", long)):
-                series = []
-                for model in (job, base):
-                    if metric in ("bleu", "chrf"):
-                        series.append(corpus_series(aggregator, side, metric, model, counts[side.test_set]))
-                    else:
-                        series.append(sentence_series(side, metric, model, counts[side.test_set]))
-                if any(s is None for s in series):
-                    missing = True
-                    break
-                (system, system_draws), (baseline, baseline_draws) = series
-                levels["system"][span].append(system * scale)
-                levels["baseline"][span].append(baseline * scale)
-                observed[span].append((system - baseline) * scale)
-                resampled[span].append((system_draws - baseline_draws) * scale)
-            if missing:
-                break
-        if missing:
+        on_short, on_long = (side_series(aggregator, pairs, side, metric, counts[side.test_set], scale)
+                             for side in (short, long))
+        if on_short is None or on_long is None:
             continue
-        interaction = difference_from_samples([lg - sh for lg, sh in zip(observed["long"], observed["short"])],
-                                              np.stack(resampled["long"]) - np.stack(resampled["short"]))
-
-        def quantity(span: str) -> Quantity:
-            return Quantity.of(difference_from_samples(observed[span], np.stack(resampled[span])), digits)
-
-        def level(model: str, span: str) -> float:
-            return round(float(np.mean(levels[model][span])), digits)
-
+        interaction = difference_from_samples([lg - sh for lg, sh in zip(on_long.observed, on_short.observed)],
+                                              np.stack(on_long.resampled) - np.stack(on_short.resampled))
+        delta_short, delta_long = (difference_from_samples(side.observed, np.stack(side.resampled))
+                                   for side in (on_short, on_long))
         rows.append(WithinRow(
             **(about.about() | {"test_set": f"{short.test_set} + {long.test_set}", "seeds": len(pairs)}),
             metric=metric, short_test_set=short.test_set, short_span=short.label, long_test_set=long.test_set,
             long_span=long.label, short_sentences=len(short.indices), long_sentences=len(long.indices),
-            jobs=" ".join(job.name for job, _ in pairs), system_short=level("system", "short"),
-            system_long=level("system", "long"), baseline_short=level("baseline", "short"),
-            baseline_long=level("baseline", "long"), delta_short=quantity("short"), delta_long=quantity("long"),
-            interaction=Quantity.of(interaction, digits)))
+            jobs=" ".join(job.name for job, _ in pairs), system_short=on_short.level("system", digits),
+            system_long=on_long.level("system", digits), baseline_short=on_short.level("baseline", digits),
+            baseline_long=on_long.level("baseline", digits), delta_short=Quantity.of(delta_short, digits),
+            delta_long=Quantity.of(delta_long, digits), interaction=Quantity.of(interaction, digits)))
     return rows
