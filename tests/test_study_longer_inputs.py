@@ -15,7 +15,7 @@ BUCKETS = (("1-10", "trained"), ("11-17", "beyond"), ("18-30", "beyond"))
 
 
 def rows(setting: str, bleu: dict, ratio: dict, delta: dict | None = None) -> list[ReportRow]:
-    out = [ReportRow(setting=setting, test_set="long_test", bucket="all", seeds=1, steps=600,
+    out = [ReportRow(setting=setting, test_set="long_test", bucket="all", seeds=1, steps=600, jobs=setting.replace(" ", "_") + "_seed1",
                      bleu=Score(20.0), compared=Comparison())]
     for bucket, lengths in BUCKETS:
         compared = Comparison(Delta(delta[bucket], delta[bucket] - 1, delta[bucket] + 1, 0.01)
@@ -60,7 +60,7 @@ def test_the_section_shows_bleu_ratio_and_the_delta_against_both_baselines():
     lines = longer_inputs_section(report(), against_rope, Path("docs/results/runs/length_extrapolation_longer_cpu"))
     text = "\n".join(lines)
     assert lines[0] == "## Encodings for longer inputs (one seed, exploratory)"
-    assert "From `docs/results/runs/length_extrapolation_longer_cpu`: 4 settings, one seed each" in text
+    assert "From `docs/results/runs/length_extrapolation_longer_cpu` (4 jobs: 4 settings, one seed each)" in text
     assert "### BLEU and length ratio by length (`long_test`)" in text and "20.00 [19.00, 21.00], ratio 0.86" in text
     assert "### Δ BLEU against encoding=sinusoidal,ablation=none (`long_test`)" in text
     assert "### Δ BLEU against encoding=rope,ablation=none (`long_test`)" in text

@@ -86,7 +86,8 @@ def longer_inputs_section(report: Report, against_rope: Optional[Report], runs: 
     whole = [r for r in report.rows if r.bucket == ALL]
     steps = sorted({r.steps for r in whole if r.steps})
     lines = ["## Encodings for longer inputs (one seed, exploratory)", "",
-             f"From `{runs}`: {len({r.setting for r in whole})} settings, one seed each, trained as the "
+             f"From `{runs}` ({len({j for r in whole for j in (r.jobs or '').split()})} jobs: "
+             f"{len({r.setting for r in whole})} settings, one seed each), trained as the "
              f"length-extrapolation comparison ({'/'.join(map(str, steps)) or '?'} steps) beside sinusoidal PE and "
              "RoPE retrained with them; RoPE's test-time scalings score the RoPE model again, changed only beyond "
              "its longest training sentence. One seed: every interval counts the test sentences only, so no star "
