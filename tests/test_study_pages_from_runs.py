@@ -24,7 +24,8 @@ PAGES = [
     (Path("docs/results/runs/seed_repro_cpu"), "results", Path("docs/results_600_steps.md"), (), False),
     (Path("docs/results/runs/encodings_cpu"), "encodings", Path("docs/encodings_results.md"),
      (("--extrapolation", Path("docs/results/runs/length_extrapolation_cpu")),
-      ("--published", Path("docs/results/runs/extrapolation_published_cpu"))), True),
+      ("--published", Path("docs/results/runs/extrapolation_published_cpu")),
+      ("--longer-inputs", Path("docs/results/runs/length_extrapolation_longer_cpu"))), True),
 ]
 IDS = [page.stem for _, _, page, _, _ in PAGES]
 
