@@ -15,13 +15,17 @@ def folder_of(job: Job) -> str:
     return "." if str(parent) == "." else str(parent)
 
 
+def on_gpu(device: str) -> bool:
+    """A device as the runs record it ("NVIDIA H100 ..., bf16", "CPU, fp32") names a GPU."""
+    return "nvidia" in device.lower() or "cuda" in device.lower()
+
+
 def hours(job: Job) -> Optional[float]:
     """Core-hours (CPU: minutes × train.num_threads) or GPU-hours of a job's training; None for an evaluation."""
     minutes = job.metrics.train_minutes if job.metrics else None
     if not minutes or not job.metrics.steps:
         return None
-    on_gpu = "cuda" in job.metrics.device.lower() or "nvidia" in job.metrics.device.lower()
-    threads = 1 if on_gpu else int(job.config.get("train.num_threads") or 1)
+    threads = 1 if on_gpu(job.metrics.device) else int(job.config.get("train.num_threads") or 1)
     return minutes * threads / 60
 
 
@@ -41,7 +45,7 @@ def compute_lines(jobs: list[Job], runs: Path) -> list[str]:
     lines = ["## Compute", "", "| run folder | jobs trained | device | hours of training |", "|---|--:|---|--:|"]
     for folder, members in sorted(folders.items()):
         devices = sorted({device_of(job) for job in members})
-        unit = "GPU-hours" if any("nvidia" in d.lower() or "cuda" in d.lower() for d in devices) else "core-hours"
+        unit = "GPU-hours" if any(on_gpu(d) for d in devices) else "core-hours"
         total = sum(hours(job) for job in members)
         lines.append(f"| `{runs / folder if folder != '.' else runs}` | {len(members)} | {'; '.join(devices)} | "
                      f"{total:,.1f} {unit} |")

@@ -10,7 +10,6 @@ beyond the training lengths comes from outputs that keep the training lengths) s
 """
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
 from typing import Optional
 
@@ -19,17 +18,13 @@ from translate.analysis.sweep.jobs import find_jobs, group_settings
 from translate.analysis.sweep.cells import comparison_cell, markdown_table, number, score_cell
 from translate.analysis.sweep.rows import ReportRow
 from translate.analysis.sweep.tables import pivot
-
-LONG_TEST_SET = "long_test"   # real sentences of 11-80 French words that no run trains on
+from translate.analysis.sweep.within import LONG_TEST_SET
+from translate.study.pages.page import of_test_set
 
 
 def beyond(rows: list[ReportRow]) -> list[ReportRow]:
     """The long test set's buckets beyond the training lengths."""
     return [r for r in rows if r.test_set == LONG_TEST_SET and r.bucket != ALL and r.lengths == "beyond"]
-
-
-def of_long_test(report: Report) -> Report:
-    return dataclasses.replace(report, rows=[r for r in report.rows if r.test_set == LONG_TEST_SET])
 
 
 def changes(setting: str, settings: list[str]) -> Optional[str]:
@@ -92,13 +87,13 @@ def longer_inputs_section(report: Report, against_rope: Optional[Report], runs: 
              "RoPE retrained with them; RoPE's test-time scalings score the RoPE model again, changed only beyond "
              "its longest training sentence. One seed: every interval counts the test sentences only, so no star "
              "and no word.", ""]
-    long = of_long_test(report)
+    long = of_test_set(report, LONG_TEST_SET)
     lines += pivot(long, lambda r: f"{score_cell(r.bleu, r.seeds)}, ratio {number(r.length_ratio)}",
                    f"BLEU and length ratio by length (`{LONG_TEST_SET}`)", LONG_TEST_SET)
     lines += pivot(long, lambda r: comparison_cell(r.compared.bleu, r.decides),
                    f"Δ BLEU against {report.baseline or 'the baseline'} (`{LONG_TEST_SET}`)", LONG_TEST_SET)
     if against_rope is not None:
-        lines += pivot(of_long_test(against_rope), lambda r: comparison_cell(r.compared.bleu, r.decides),
+        lines += pivot(of_test_set(against_rope, LONG_TEST_SET), lambda r: comparison_cell(r.compared.bleu, r.decides),
                        f"Δ BLEU against {against_rope.baseline} (`{LONG_TEST_SET}`)", LONG_TEST_SET)
     return [line.replace("## ", "### ", 1) if line.startswith("## ") and i else line
             for i, line in enumerate(lines)] + ratio_lines(report)

@@ -32,6 +32,7 @@ from translate.analysis.significance import independent_contrast, p_text, within
 from translate.analysis.sweep.rows import AlignmentRow, Delta, Quantity, RowSetting, SpanRow, WithinRow
 from translate.analysis.sweep.rules import EXPLORATORY, Rules, exploratory, interim_text, no_spread, pending
 from translate.analysis.sweep.spans import LONG_MIN, SHORT_MAX
+from translate.analysis.sweep.within import LONG_TEST_SET
 from translate.study.verdicts.verdict import (CONTRADICTED, HOLDS, INCONCLUSIVE, SINUSOIDAL, Family, Half,
                                               Reading, Reference, Verdict, claim_status)
 from translate.study.verdicts.wording import (SHORT_METRIC_NAMES, brief_group, delta_text, direction_text,
@@ -39,7 +40,6 @@ from translate.study.verdicts.wording import (SHORT_METRIC_NAMES, brief_group, d
                                               where, within_delta_text, within_where)
 
 
-LONG_TEST_SET = "long_test"   # the reserved real long sentences (translate/data/long_reserve.py)
 WORD_CHOICE_MARGIN = 1.0         # points of unigram F within which no PE "keeps the words" (docs/preregistration.md)
 GOLD_TEST_SET = "hansards_gold"   # the human gold alignment, as the claims' sweeps name it ({name: hansards_gold,
                                   # gold: test}): (c)'s deciding test set once scored
