@@ -207,23 +207,28 @@ def test_claim_a_long_scores_its_controls_in_its_sinusoidal_jobs_and_its_second_
         assert b.hydra.sweep.dir == "sweeps/claim_a_long_cpu_pilot_dropout"
 
 
-def test_the_gpu_claims_sweep_is_the_cpu_one_on_a_gpu_in_fp32_in_its_own_folder():
-    """A separate comparison: the same jobs, data, model, steps and test sets, only the device and the folder differ."""
-    cpu_jobs, gpu_jobs = sweep_jobs("+sweep=[claims_cpu]"), sweep_jobs("+sweep=[claims_gpu]")
-    assert len(gpu_jobs) == len(cpu_jobs) == 12
+@pytest.mark.parametrize("cpu_sweep, gpu_sweep, jobs", [("claims_cpu", "claims_gpu", 12),
+                                                      ("claim_b_within_cpu", "claim_b_within_gpu", 16),
+                                                      ("claim_a_long_cpu", "claim_a_long_gpu", 16)])
+def test_a_gpu_claims_sweep_is_the_cpu_one_on_a_gpu_in_fp32_in_its_own_folder(cpu_sweep, gpu_sweep, jobs):
+    """A separate comparison: the same jobs, data, model, steps, test sets, controls and probes; only the device and
+    the folder differ, and every job runs at once."""
+    cpu_jobs, gpu_jobs = sweep_jobs(f"+sweep=[{cpu_sweep}]"), sweep_jobs(f"+sweep=[{gpu_sweep}]")
+    assert len(gpu_jobs) == len(cpu_jobs) == jobs
     for cpu_job, gpu_job in zip(cpu_jobs, gpu_jobs):
         cpu, gpu = compose_job(*cpu_job), compose_job(*gpu_job)
         assert (gpu.train.device, gpu.train.precision, gpu.train.compile) == ("cuda", "fp32", False)
-        assert job_folder(gpu) == job_folder(cpu).replace("sweeps/claims_cpu", "sweeps/claims_gpu")
+        assert job_folder(gpu) == job_folder(cpu).replace(f"sweeps/{cpu_sweep}/", f"sweeps/{gpu_sweep}/")
         for section in ("data", "model", "encoding", "ablation", "eval", "report"):
             assert OmegaConf.to_container(gpu[section]) == OmegaConf.to_container(cpu[section]), section
         for key in ("max_steps", "max_tokens", "lr", "valid_every", "test_checkpoint"):
             assert gpu.train[key] == cpu.train[key], key
         assert gpu.seed == cpu.seed
-    assert compose_job("+sweep=claims_gpu").hydra.launcher.n_jobs == 12
+    assert compose_job(f"+sweep={gpu_sweep}").hydra.launcher.n_jobs == jobs
 
 
-@pytest.mark.parametrize("name", ["claims_gpu", "extrapolation_published_gpu", "claim_a_gpu"])
+@pytest.mark.parametrize("name", ["claims_gpu", "extrapolation_published_gpu", "claim_a_gpu",
+                                  "claim_b_within_gpu", "claim_a_long_gpu"])
 def test_a_gpu_sweep_saves_its_jobs_only_at_their_last_step(name):
     """A GPU piece never resumes in a later call, so saving every 100 steps would only load the machine's disk."""
     for job in sweep_jobs(f"+sweep=[{name}]"):
