@@ -96,6 +96,9 @@ def test_every_bad_entry_is_named_before_any_data_is_read(tiny_config):
     too_wide = controls_error(tiny_config, "[{ablation: zero_dims}]")  # dims >= 400 of a 64-wide model
     assert too_wide.startswith("eval.at_test[0] (translate.ablations.zero_dims.ZeroDims) cannot be applied")
     assert "400" in too_wide and "64" in too_wide
+    assert "read ablation.X below as eval.at_test[0].X" in too_wide   # where to set the hint's `ablation.from=50`
+    assert "read ablation.X" not in str(pytest.raises(ConfigError, validate_config,
+                                                      tiny_config("ablation=zero_dims")).value)
     assert validate_config(tiny_config("eval.at_test=[{ablation: zero_dims, from: 32}]")).controls[0].ablation[
         "from"] == 32
 

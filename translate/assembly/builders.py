@@ -140,8 +140,11 @@ def build_encoding(encoding: Component, ablation: Component, d_model: int, n_hea
     try:
         return wrapper.apply(built, d_model)
     except Exception as error:
+        # an ablation names its own settings `ablation.X`; one given elsewhere (eval.at_test[i]) is set there
+        elsewhere = (f" (its settings are under {ablation.key}: read ablation.X below as {ablation.key}.X)"
+                     if ablation.key != "ablation" else "")
         raise ConfigError(f"{ablation.key} ({ablation.target}) cannot be applied to encoding {encoding.target} with "
-                          f"model.d_model={d_model}: {error}") from None
+                          f"model.d_model={d_model}{elsewhere}: {error}") from None
 
 
 def build_model(shape: ModelConfig, encoding: Component, ablation: Component, vocab_size: int,
