@@ -188,3 +188,24 @@ def test_the_weights_digest_names_the_model_bit_for_bit_whatever_the_key_order()
     assert weights_digest({**weights, "b": weights["b"].reshape(3, 2)}) != digest  # same bytes, another shape
     assert weights_digest({"d": weights["b"], "a": weights["a"], "c": weights["c"]}) != digest  # another name
     assert weights_digest({**weights, "c": torch.tensor(1.25)}) != digest
+
+
+def test_a_checkpoint_moved_from_another_checkout_resumes_and_one_with_another_tokenizer_is_refused(
+        tiny_config, tiny_data, tmp_path):
+    """A model SentencePiece trained elsewhere records that place's temporary path: the same tokenizer all the same
+    (a pilot's checkpoint seeds its comparison in another worktree). A changed piece score is another tokenizer."""
+    from sentencepiece import sentencepiece_model_pb2
+
+    make_trainer(tiny_config, tiny_data, tmp_path / "run", "train.max_steps=2").train()
+    state = torch.load(tmp_path / "run" / "last.pt", weights_only=True)
+    model = sentencepiece_model_pb2.ModelProto()
+    model.ParseFromString(state["tokenizer"])
+    model.trainer_spec.input.append("/other/checkout/data/cache/tmpxyz/train.txt")
+    torch.save({**state, "tokenizer": model.SerializeToString()}, tmp_path / "run" / "last.pt")
+    moved = make_trainer(tiny_config, tiny_data, tmp_path / "run", "train.max_steps=4")
+    moved.resume(tmp_path / "run" / "last.pt")
+    assert moved.progress.step == 2
+    model.pieces[10].score += 0.5
+    torch.save({**state, "tokenizer": model.SerializeToString()}, tmp_path / "run" / "last.pt")
+    with pytest.raises(CheckpointError, match="another SentencePiece model"):
+        make_trainer(tiny_config, tiny_data, tmp_path / "run", "train.max_steps=4").resume(tmp_path / "run" / "last.pt")

@@ -162,6 +162,28 @@ def test_tokenizer_is_cached_by_inputs_and_settings(tmp_path):
     assert first.decode(first.encode(["le chat numéro 7 dort"])) == ["le chat numéro 7 dort"]
 
 
+def test_a_tokenizer_trained_in_two_places_is_the_same_file_and_a_moved_checkpoint_s_model_is_recognised(tmp_path):
+    """SentencePiece writes its temporary input's path into the model: without clearing it, the same model trained
+    in two checkouts differed in bytes, and a pilot's checkpoint was refused by a comparison in another worktree."""
+    from sentencepiece import sentencepiece_model_pb2
+
+    pairs = [Pair(f"le chat numéro {i} dort", f"the cat number {i} sleeps") for i in range(200)]
+    here, there = train_tokenizer(pairs, tmp_path / "a", vocab_size=60), train_tokenizer(pairs, tmp_path / "b",
+                                                                                          vocab_size=60)
+    assert here.model_proto == there.model_proto
+    assert str(tmp_path) not in here.model_proto.decode("latin-1")
+    older = sentencepiece_model_pb2.ModelProto()   # a model saved before the path was cleared (older checkpoints)
+    older.ParseFromString(here.model_proto)
+    older.trainer_spec.input.append("/elsewhere/tmpabc/train.txt")
+    older.trainer_spec.model_prefix = "/elsewhere/tmpabc/spm"
+    older.trainer_spec.num_threads = 16
+    assert here.tokenizes_like(older.SerializeToString()) and here.tokenizes_like(here.model_proto)
+    dogs = [Pair(f"le chien numéro {i} mange", f"the dog number {i} eats") for i in range(200)]
+    assert not here.tokenizes_like(train_tokenizer(dogs, tmp_path / "a", vocab_size=60).model_proto)
+    older.pieces[10].score += 0.5                  # one score changed: another model
+    assert not here.tokenizes_like(older.SerializeToString())
+
+
 def test_batches_respect_the_token_budget_and_cover_every_sentence():
     import random
 

@@ -16,6 +16,20 @@ log = logging.getLogger(__name__)
 
 PAD_ID, UNK_ID, BOS_ID, EOS_ID = 0, 1, 2, 3
 MODEL_TYPES = ("unigram", "bpe")
+# trainer_spec fields that record where and with how many threads a model was trained, not how it tokenizes
+MACHINE_LOCAL = ("input", "model_prefix", "num_threads")
+
+
+def portable_proto(model_proto: bytes) -> bytes:
+    """The model with its MACHINE_LOCAL fields cleared: two models that tokenize alike are then the same bytes
+    wherever they were trained (SentencePiece records its temporary input file's path in the model)."""
+    from sentencepiece import sentencepiece_model_pb2
+
+    model = sentencepiece_model_pb2.ModelProto()
+    model.ParseFromString(model_proto)
+    for name in MACHINE_LOCAL:
+        model.trainer_spec.ClearField(name)
+    return model.SerializeToString(deterministic=True)
 
 
 class Tokenizer:
@@ -42,6 +56,10 @@ class Tokenizer:
 
     def pieces(self, ids: list[int]) -> list[str]:
         return [self.sp.id_to_piece(i) for i in ids]
+
+    def tokenizes_like(self, model_proto: bytes) -> bool:
+        """Whether `model_proto` (e.g. a checkpoint's) is this model, wherever each was trained."""
+        return portable_proto(model_proto) == portable_proto(self.model_proto)
 
 
 def tokenizer_key(pairs: list[Pair], settings: dict) -> str:
@@ -81,8 +99,10 @@ def train_tokenizer(pairs: list[Pair], cache_dir: Path, vocab_size: int = 8000, 
             input_sentence_size=max_sentences, shuffle_input_sentence=True, num_threads=os.cpu_count() or 1,
             hard_vocab_limit=False, minloglevel=2,
         )
+        portable = Path(tmp) / "portable.model"
+        portable.write_bytes(portable_proto((Path(tmp) / "spm.model").read_bytes()))
         try:  # the first writer wins, atomically: parallel sweep jobs must all use one model, and multi-threaded
-            os.link(Path(tmp) / "spm.model", path)  # training is not byte-for-byte repeatable
+            os.link(portable, path)  # training is not byte-for-byte repeatable
             log.info("trained SentencePiece model %s", path)
         except FileExistsError:
             log.info("another process saved SentencePiece model %s first; using it", path)

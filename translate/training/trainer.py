@@ -135,7 +135,7 @@ class Trainer:
         state = load_checkpoint(path, RESUME_RECORDS) if state is None else state
         check_records(state, RESUME_RECORDS, path)
         check_compatible(state["config"], self.config_record, path)
-        if state["tokenizer"] != self.tokenizer.model_proto:
+        if not self.tokenizer.tokenizes_like(state["tokenizer"]):
             raise CheckpointError(f"checkpoint {path} was trained with another SentencePiece model (data settings "
                                   f"changed); start a new run folder")
         self.model.load_state_dict(state["model"])
