@@ -19,7 +19,8 @@ THIS_CHECKOUT = {**os.environ, "PYTHONPATH": str(ROOT)}  # the pages are written
 PAGES = [
     (Path("docs/results/runs/claims_cpu"), "results", Path("docs/results.md"),
      (("--pilots", Path("docs/results/runs/claims_cpu_pilot")),
-      ("--pilots", Path("docs/results/runs/claim_a_cpu_pilot")), ("--plan", Path("docs/preregistration.md")),
+      ("--pilots", Path("docs/results/runs/claim_a_cpu_pilot")),
+      ("--pilots", Path("docs/results/runs/claim_b_within_cpu_pilot")), ("--plan", Path("docs/preregistration.md")),
       ("--silver-check", Path("docs/results/silver_against_gold.json"))), True),
     (Path("docs/results/runs/seed_repro_cpu"), "results", Path("docs/results_600_steps.md"), (), False),
     (Path("docs/results/runs/encodings_cpu"), "encodings", Path("docs/encodings_results.md"),
