@@ -225,6 +225,9 @@ def test_a_gpu_claims_sweep_is_the_cpu_one_on_a_gpu_in_fp32_in_its_own_folder(cp
             assert gpu.train[key] == cpu.train[key], key
         assert gpu.seed == cpu.seed
     assert compose_job(f"+sweep={gpu_sweep}").hydra.launcher.n_jobs == jobs
+    half = sweep_jobs(f"+sweep=[{gpu_sweep}]", "seed=1,2")   # a call too short for every seed: both settings a seed
+    assert len(half) == jobs * 2 // len({cfg[0] for cfg in gpu_jobs})
+    assert sorted({o for job in half for o in job if o.startswith("seed=")}) == ["seed=1", "seed=2"]
 
 
 @pytest.mark.parametrize("name", ["claims_gpu", "extrapolation_published_gpu", "claim_a_gpu",
