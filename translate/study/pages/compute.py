@@ -1,6 +1,7 @@
 """What each run folder of a page cost: its jobs' training time times the threads each used (core-hours on a
 CPU), or GPU-hours, summed per folder, with the device. Training time is the runs' own `train_minutes`, which
-counts every resumed stretch of a job; the final evaluation and the test-time controls are not in it."""
+counts every resumed stretch of a job (wall-clock, pauses included); the final evaluation and the test-time controls
+are not in it."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -50,4 +51,6 @@ def compute_lines(jobs: list[Job], runs: Path) -> list[str]:
         lines.append(f"| `{runs / folder if folder != '.' else runs}` | {len(members)} | {'; '.join(devices)} | "
                      f"{total:,.1f} {unit} |")
     return lines + ["", "Training time only (`train_minutes` of each job, every resumed stretch counted) times the "
-                    "threads it used; the final evaluation and the test-time controls add a few minutes a job.", ""]
+                    "threads it used; the final evaluation and the test-time controls add a few minutes a job. The "
+                    "minutes are wall-clock: a job slowed by another beside it, or paused while the machine was timed "
+                    "or tested, counts that time too, so read them as an upper bound of the core time used.", ""]

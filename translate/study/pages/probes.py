@@ -21,8 +21,10 @@ EXPLANATION = ("The source note explains claim (b) by \"the model learns positio
                "holds every later position), fitted on the tokens of the first 60% of the probed valid sentences and "
                "scored on the rest, per length bucket of the scored sentences. \"embedding\" is the token embedding "
                "alone, before any position enters: what a token's identity tells of its place. Expected where the "
-               "maths decides it: a no-PE encoder is permutation-equivariant, so its layers can do no better than its "
-               "embedding; a causal decoder without PE can count. Descriptive: no verdict.")
+               "maths decides it: a no-PE encoder is permutation-equivariant, so a token's state depends on the token "
+               "and on which words share its sentence, never on where it stands (a token met twice in one sentence "
+               "gets one state): its layers can guess a place only from those; a causal decoder without PE can count. "
+               "Descriptive: no verdict.")
 
 
 def accuracy_cell(cells: list[dict]) -> str:
