@@ -16,8 +16,9 @@ PY_VERSION=${GPU_PYTHON_VERSION:-3.12}   # the GPU image's Python
 PACKAGES=(hydra-core==1.3.8 omegaconf==2.3.1 hydra-joblib-launcher==1.2.0 datasets==5.2.0 dill==0.4.1
           multiprocess==0.70.19 nltk==3.10.4 regex==2026.11.19 click==8.5.1 joblib==1.6.0
           scikit-learn==1.9.1 threadpoolctl==3.8.0)
-# What the GPU image already holds (device KINDS.md, read 2026-11-17; seen on an H200 2026-11-26: torch 2.11.0+cu130).
-IMAGE_HAS=(torch sentencepiece sacrebleu tensorboard matplotlib tqdm scipy pytest pytest-xdist hypothesis)
+# What the GPU image already holds (device KINDS.md, read 2026-11-17; seen on an H200 2026-11-26: torch 2.11.0+cu130;
+# protobuf comes with tensorboard).
+IMAGE_HAS=(torch sentencepiece sacrebleu tensorboard protobuf matplotlib tqdm scipy pytest pytest-xdist hypothesis)
 # Left behind, with what that costs there: eflomal is a source package (no wheel to carry; without it a run needs
 # pinned silver links (data/silver/) or report.alignment_error_rate=false); selenium and import-linter only serve
 # the HTML-page and import-contract tests, which fail there.

@@ -62,16 +62,21 @@ def test_a_seed_list_the_report_cannot_count_is_refused_by_name(tmp_path):
         sweep_plan("odd", str(tmp_path))
 
 
-def test_the_committed_claim_a_runs_carry_their_sweeps_plan():
-    """Every job of claim (a)'s committed runs is planned at the seed count of conf/sweep/claim_a_cpu.yaml, the
-    test-time controls like the sinusoidal model they score, the one-seed positive control at none."""
+def test_the_committed_claim_runs_carry_their_sweeps_plan():
+    """Every job of the committed claim runs is planned at the seed count of the sweep its folder is named after
+    (conf/sweep/claim_a_cpu.yaml: 11, claim_b_within_cpu.yaml: 8; the jobs at the top: claims_cpu.yaml, 3), the
+    test-time controls like the sinusoidal model they score, claim (a)'s one-seed positive control at none."""
     runs = Path(__file__).resolve().parents[1] / "docs" / "results" / "runs" / "claims_cpu"
-    planned = sweep_plan("claim_a_cpu").seeds
+    folders = set()
     for job in find_jobs(runs):
-        if job.path.parent.name == "claim_a_cpu":
-            assert job.planned_seeds == (None if job.settings.ablation == "zero_low_dims" else planned), job.name
-        else:
-            assert job.planned_seeds == sweep_plan("claims_cpu").seeds, job.name
+        folder = job.path.parent.name
+        folders.add(folder)
+        planned = sweep_plan(folder if folder != "claims_cpu" else "claims_cpu").seeds
+        if job.settings.ablation == "zero_low_dims":
+            planned = None
+        assert job.planned_seeds == planned, job.name
+    assert {"claims_cpu", "claim_a_cpu", "claim_b_within_cpu"} <= folders
+    assert sweep_plan("claim_b_within_cpu").seeds == 8 and sweep_plan("claim_a_cpu").seeds == 11
 
 
 def with_seeds(row, paired: int, planned):
