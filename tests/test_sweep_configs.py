@@ -226,7 +226,7 @@ def test_a_gpu_claims_sweep_is_the_cpu_one_on_a_gpu_in_fp32_in_its_own_folder(cp
         assert gpu.seed == cpu.seed
     assert compose_job(f"+sweep={gpu_sweep}").hydra.launcher.n_jobs == jobs
     half = sweep_jobs(f"+sweep=[{gpu_sweep}]", "seed=1,2")   # a call too short for every seed: both settings a seed
-    assert len(half) == jobs * 2 // len({cfg[0] for cfg in gpu_jobs})
+    assert len(half) == jobs * 2 // len({job[0] for job in gpu_jobs})   # job[0]: its seed=N
     assert sorted({o for job in half for o in job if o.startswith("seed=")}) == ["seed=1", "seed=2"]
 
 

@@ -71,7 +71,7 @@ def test_the_committed_claim_runs_carry_their_sweeps_plan():
     for job in find_jobs(runs):
         folder = job.path.parent.name
         folders.add(folder)
-        planned = sweep_plan(folder if folder != "claims_cpu" else "claims_cpu").seeds
+        planned = sweep_plan(folder).seeds
         if job.settings.ablation == "zero_low_dims":
             planned = None
         assert job.planned_seeds == planned, job.name

@@ -18,7 +18,7 @@ from translate.data.config import DataConfig
 from translate.data.corpora import CorpusError, Splits
 from translate.data.locate import REPO_ROOT
 from translate.data.test_sets import LineMap, TestSetSpec, test_set_lines
-from translate.data.tokenizer import Tokenizer, portable_proto, train_tokenizer
+from translate.data.tokenizer import Tokenizer, train_tokenizer
 
 log = logging.getLogger(__name__)
 SPLITS = ("train", "valid", "test")
@@ -142,7 +142,7 @@ def tokenize_split(pairs: list[Pair], tokenizer: Tokenizer, root: Path, key_pref
 
     datasets.disable_progress_bars()
     digest = hashlib.sha256(key_prefix.encode())
-    digest.update(hashlib.sha256(portable_proto(tokenizer.model_proto)).digest())  # wherever it was trained
+    digest.update(hashlib.sha256(tokenizer.portable).digest())  # wherever it was trained
     for p in pairs:
         digest.update(f"{p.fr}\t{p.en}\n".encode())
     path = root / f"tok-{digest.hexdigest()[:16]}"

@@ -1,6 +1,7 @@
 """A joint French+English SentencePiece model, trained on the train split only and cached by a hash of its inputs."""
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import logging
@@ -57,9 +58,14 @@ class Tokenizer:
     def pieces(self, ids: list[int]) -> list[str]:
         return [self.sp.id_to_piece(i) for i in ids]
 
+    @functools.cached_property
+    def portable(self) -> bytes:
+        """This model as portable_proto gives it: its identity wherever it was trained (parsed once)."""
+        return portable_proto(self.model_proto)
+
     def tokenizes_like(self, model_proto: bytes) -> bool:
         """Whether `model_proto` (e.g. a checkpoint's) is this model, wherever each was trained."""
-        return portable_proto(model_proto) == portable_proto(self.model_proto)
+        return portable_proto(model_proto) == self.portable
 
 
 def tokenizer_key(pairs: list[Pair], settings: dict) -> str:
