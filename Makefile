@@ -76,14 +76,30 @@ repro: setup
 
 # The claims' new halves (docs/preregistration.md), resumable (run it again to continue): (b) within one model
 # (conf/sweep/claim_b_within_cpu.yaml) and (a) on long sentences (conf/sweep/claim_a_long_cpu.yaml), each its pilots
-# first, then its eight seeds to the pilots' budget, two one-thread jobs at a time (each sinusoidal job of (a) scores
-# its test-time controls at its end: eval.at_test), then every finished job's small files into docs/results/runs/.
-# beside the committed claim runs: one results page reads them all
+# first, then its eight seeds to the pilots' budget, two one-thread jobs at a time (JOBS=1: one), each sinusoidal job
+# of (a) scoring its test-time controls at its end (eval.at_test); then every finished job's small files into
+# docs/results/runs/, beside the committed claim runs: one results page reads them all.
+# (a) long's pilots in the plan's order: sinusoidal at dropout 0.1, then at 0.3 (its first pilots overfit before their
+# BLEU plateau); the dropout whose pilot scores higher is kept (translate.study dropout), the zeroed-dims pilot runs
+# at it, and the comparison trains at it to the budget of that dropout's pilots.
 HALVES_RUNS := docs/results/runs/claims_cpu
+A_LONG_PILOTS := claim_a_long_cpu_pilot claim_a_long_cpu_pilot_dropout
 repro-halves: setup
 	$(MAKE) pilots-then-sweep PILOTS=claim_b_within_cpu_pilot COMPARISON=claim_b_within_cpu REPRO_RUNS=$(HALVES_RUNS)
-	$(MAKE) pilots-then-sweep PILOTS=claim_a_long_cpu_pilot COMPARISON=claim_a_long_cpu REPRO_RUNS=$(HALVES_RUNS)
-	for sweep in claim_b_within_cpu_pilot claim_a_long_cpu_pilot; do test ! -d sweeps/$$sweep || \
+	for pilots in $(A_LONG_PILOTS); do \
+	  $(PY) -m translate.study restore docs/results/runs/$$pilots sweeps/$$pilots && \
+	  $(MAKE) sweep SWEEP=$$pilots SWEEP_DIR=sweeps/$$pilots ARGS=piece=1/2 || exit 1; done
+	choice=$$($(PY) -m translate.study dropout $(addprefix sweeps/,$(A_LONG_PILOTS)) | tail -n 1) && \
+	  dropout=$$(echo "$$choice" | sed -n 's/.*"model.dropout": \([0-9.]*\).*/\1/p') && \
+	  kept=$$(echo "$$choice" | sed -n 's/.*"pilots": "sweeps\/\([a-z_]*\)".*/\1/p') && \
+	  test -n "$$dropout" -a -n "$$kept" && \
+	  $(MAKE) sweep SWEEP=$$kept SWEEP_DIR=sweeps/$$kept ARGS=piece=2/2 && \
+	  $(PY) -m translate.study restore $(HALVES_RUNS)/claim_a_long_cpu sweeps/claim_a_long_cpu && \
+	  budget=$$($(PY) -m translate.study pilots sweeps/$$kept sweeps/claim_a_long_cpu | \
+	    sed -n 's/.*"budget_steps": \([0-9]*\).*/\1/p') && test -n "$$budget" && \
+	  $(MAKE) sweep SWEEP=claim_a_long_cpu SWEEP_DIR=sweeps/claim_a_long_cpu \
+	    ARGS="train.max_steps=$$budget model.dropout=$$dropout"
+	for sweep in claim_b_within_cpu_pilot $(A_LONG_PILOTS); do test ! -d sweeps/$$sweep || \
 	  $(PY) -m translate.study collect sweeps/$$sweep docs/results/runs/$$sweep || exit 1; done
 	for sweep in claim_b_within_cpu claim_a_long_cpu; do test ! -d sweeps/$$sweep || \
 	  $(PY) -m translate.study collect sweeps/$$sweep $(HALVES_RUNS)/$$sweep || exit 1; done

@@ -3,21 +3,23 @@ by setting among the comparison's jobs, and the page naming jobs tested elsewher
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
 import yaml
 
 from translate.analysis.sweep.jobs import SweepError, find_jobs
-from translate.study.verdicts.pilots import budget, budget_lines, read_pilots
+from translate.study.verdicts.pilots import budget, budget_lines, kept_dropout, plateau_steps, read_pilots
 
 
 def job(folder: Path, encoding: str, seed: int, steps: int, tested: int, curve: dict[int, float],
-        pilot: bool = False, lr: float = 0.002) -> None:
+        pilot: bool = False, lr: float = 0.002, dropout: float = 0.1) -> None:
     folder.mkdir(parents=True)
     train = {"max_steps": 4000 if pilot else steps, "lr": lr, "early_stop_patience": 3 if pilot else None,
              "test_checkpoint": "best" if pilot else "last"}
-    (folder / "config.yaml").write_text(yaml.safe_dump({"seed": seed, "encoding": {"name": encoding}, "train": train}))
+    (folder / "config.yaml").write_text(yaml.safe_dump({"seed": seed, "encoding": {"name": encoding}, "train": train,
+                                                        "model": {"dropout": dropout}}))
     best = max(curve, key=curve.get)
     (folder / "metrics.json").write_text(json.dumps({
         "steps": steps, "tested_step": tested, "best_valid_step": best,
@@ -26,8 +28,11 @@ def job(folder: Path, encoding: str, seed: int, steps: int, tested: int, curve: 
 
 @pytest.fixture
 def sweep(tmp_path: Path) -> Path:
-    job(tmp_path / "pilots" / "sin", "sinusoidal", 1, 2000, 1400, {800: 30.0, 1400: 34.5, 2000: 33.9}, pilot=True)
-    job(tmp_path / "pilots" / "none", "none", 1, 1400, 800, {400: 20.0, 800: 25.25, 1400: 24.0}, pilot=True)
+    # each pilot stopped 3 validations (its patience) after its best
+    job(tmp_path / "pilots" / "sin", "sinusoidal", 1, 2000, 1400,
+        {800: 30.0, 1400: 34.5, 1600: 34.0, 1800: 33.8, 2000: 33.9}, pilot=True)
+    job(tmp_path / "pilots" / "none", "none", 1, 1400, 800, {400: 20.0, 800: 25.25, 1000: 24.0, 1200: 24.5,
+                                                            1400: 24.0}, pilot=True)
     for seed in (1, 2):
         job(tmp_path / "runs" / f"sin{seed}", "sinusoidal", seed, 1400, 1400, {1400: 34.0})
         job(tmp_path / "runs" / f"none{seed}", "none", seed, 1400, 1400 if seed == 1 else 1000, {1400: 25.0})
@@ -64,3 +69,52 @@ def test_an_unfinished_pilot_or_a_missing_folder_is_an_error_naming_it(sweep):
         read_pilots(sweep / "pilots")
     with pytest.raises(SweepError, match="nowhere does not exist"):
         budget_lines([sweep / "nowhere"], [])
+
+
+def test_a_pilot_stopped_by_its_cap_before_its_plateau_sets_no_budget(sweep):
+    """Best valid BLEU one validation before the cap is no plateau: the rule asks for 3 validations without a better
+    one. The budget refuses it, naming the pilot and what to do; the page says which pilot the cap stopped."""
+    shutil.rmtree(sweep / "pilots" / "sin")
+    job(sweep / "pilots" / "sin", "sinusoidal", 1, 4000, 3800, {3600: 33.5, 3800: 33.77, 4000: 33.55}, pilot=True)
+    with pytest.raises(SweepError, match=r"sin stopped at step 4,000 before its plateau: best valid BLEU 33.77 at step "
+                                         r"3,800, then 1 validation\(s\) without a better one, of the 3 .*larger "
+                                         r"train.max_steps"):
+        plateau_steps(sweep / "pilots")
+    text = "\n".join(budget_lines([sweep / "pilots"], find_jobs(sweep / "runs")))
+    assert "except sinusoidal, train words all, stopped by the step cap before its plateau" in text
+
+
+def dropout_pilots(root: Path, dropout: float, bleu: dict[str, float], after_best: int = 3) -> Path:
+    """A folder of pilots at one dropout: {encoding: best valid BLEU at step 1,000}, each `after_best` validations on."""
+    for encoding, best in bleu.items():
+        curve = {1000: best} | {1000 + 200 * i: best - 1 for i in range(1, after_best + 1)}
+        job(root / f"dropout{dropout}" / encoding, encoding, 1, max(curve), 1000, curve, pilot=True, dropout=dropout)
+    return root / f"dropout{dropout}"
+
+
+def test_the_dropout_kept_is_the_one_whose_shared_pilots_score_higher(tmp_path):
+    # the zeroed setting was piloted at dropout 0.3 only (the plan's order): the sinusoidal pair alone decides
+    low = dropout_pilots(tmp_path, 0.1, {"sinusoidal": 33.77})
+    high = dropout_pilots(tmp_path, 0.3, {"sinusoidal": 35.02, "sinusoidal_zero_dims": 20.0})
+    choice = kept_dropout([low, high])
+    assert (choice.dropout, choice.pilot_dir) == (0.3, high)
+    assert choice.reason() == ("sinusoidal, train words all: dropout 0.1 33.77 at step 1,000, "
+                               "dropout 0.3 35.02 at step 1,000")
+    assert kept_dropout([dropout_pilots(tmp_path / "other", 0.1, {"sinusoidal": 36.0}), high]).dropout == 0.1
+
+
+def test_a_tie_keeps_the_first_folders_dropout(tmp_path):
+    low = dropout_pilots(tmp_path, 0.1, {"sinusoidal": 34.0})
+    high = dropout_pilots(tmp_path, 0.3, {"sinusoidal": 34.0})
+    assert kept_dropout([low, high]).dropout == 0.1 and kept_dropout([high, low]).dropout == 0.3
+
+
+def test_the_dropout_is_never_chosen_on_a_pilot_short_of_its_plateau_or_on_unlike_folders(tmp_path):
+    low = dropout_pilots(tmp_path, 0.1, {"sinusoidal": 34.0}, after_best=1)
+    high = dropout_pilots(tmp_path, 0.3, {"sinusoidal": 30.0})
+    with pytest.raises(SweepError, match="dropout0.1/sinusoidal stopped at step 1,200 before its plateau"):
+        kept_dropout([low, high])
+    with pytest.raises(SweepError, match="two folders hold the same dropout"):
+        kept_dropout([high, dropout_pilots(tmp_path / "again", 0.3, {"sinusoidal": 31.0})])
+    with pytest.raises(SweepError, match="no setting was piloted at every dropout"):
+        kept_dropout([high, dropout_pilots(tmp_path / "none", 0.1, {"none": 31.0})])

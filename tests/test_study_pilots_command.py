@@ -18,12 +18,16 @@ def start_main(argv: list[str]) -> int:
     return study(["pilots", *argv])
 
 
-def pilot(folder: Path, best_step: int | None, finished: bool = True) -> None:
+def pilot(folder: Path, best_step: int | None, finished: bool = True, dropout: float = 0.1,
+          best_bleu: float = 30.0) -> None:
+    """A pilot that stopped 3 validations (its patience) after its best."""
     folder.mkdir(parents=True)
-    (folder / "config.yaml").write_text("seed: 1\n")
+    (folder / "config.yaml").write_text(f"seed: 1\ntrain: {{early_stop_patience: 3}}\nmodel: {{dropout: {dropout}}}\n")
     (folder / "best.pt").write_bytes(f"checkpoint at {best_step}".encode())
     if finished:
-        (folder / "metrics.json").write_text(json.dumps({"best_valid_step": best_step, "steps": (best_step or 0) + 600}))
+        curve = [[best_step, best_bleu, 2.0]] + [[best_step + 200 * i, best_bleu - 1, 2.0] for i in (1, 2, 3)]
+        (folder / "metrics.json").write_text(json.dumps({"best_valid_step": best_step, "steps": best_step + 600,
+                                                         "valid_curve": curve}))
 
 
 def test_the_budget_is_the_largest_plateau_and_each_job_starts_from_its_pilot(tmp_path, capsys):
@@ -77,3 +81,14 @@ def test_a_pilot_collected_without_checkpoints_still_counts_and_its_job_trains_f
     assert '{"budget_steps": 3400}' in out and "has no best.pt, so the job trains from step 0" in out
     assert not (tmp_path / "runs" / "collected").exists()
     assert (tmp_path / "runs" / "here" / "last.pt").read_bytes() == b"checkpoint at 1400"
+
+
+def test_the_dropout_command_prints_the_kept_dropout_and_its_pilots_folder(tmp_path, capsys):
+    pilot(tmp_path / "low" / "sinusoidal", 3800, best_bleu=33.77)
+    pilot(tmp_path / "high" / "sinusoidal", 4400, dropout=0.3, best_bleu=35.02)
+    assert study(["dropout", str(tmp_path / "low"), str(tmp_path / "high")]) == 0
+    out = capsys.readouterr().out
+    assert "dropout 0.1 33.77 at step 3,800, dropout 0.3 35.02 at step 4,400" in out
+    assert json.loads(out.splitlines()[-1]) == {"model.dropout": 0.3, "pilots": str(tmp_path / "high")}
+    assert study(["dropout", str(tmp_path / "low")]) == 2
+    assert "two or more folders" in capsys.readouterr().err

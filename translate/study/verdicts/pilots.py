@@ -4,7 +4,11 @@ The budget rule: the pilots of a comparison (seed 1 of each of its settings, con
 valid BLEU, on their own group's lengths, has not improved for `train.early_stop_patience` validations; each records
 the step of its best valid BLEU (`best_valid_step`). The comparison's budget is the largest of those steps: every job
 trains to it and is tested there, so that no Δ compares models scored at different points of their curves.
-translate.study pilots starts the runs from it; the results page shows it beside the jobs it set.
+translate.study pilots starts the runs from it; the results page shows it beside the jobs it set. A pilot that
+reached its step cap before the patience ran out has no plateau yet, and sets no budget: it trains on first.
+
+Where the pilots overfit before their BLEU plateau, the plan tries a larger dropout in another folder of pilots; the
+dropout kept is the one whose pilots have the higher best valid BLEU, compared setting by setting (`kept_dropout`).
 """
 from __future__ import annotations
 
@@ -31,6 +35,12 @@ class Pilot:
     steps: Optional[int]       # trained, until the patience ran out (or the cap)
     patience: Optional[int]
     setting: tuple             # the job's setting without PILOT_KEYS: what its comparison's jobs have, every seed
+    after_best: int = 0        # validations after the best one: the patience, once the plateau is reached
+
+    @property
+    def plateaued(self) -> bool:
+        """Stopped by its patience (that many validations after its best, none better), not by its step cap."""
+        return self.patience is not None and self.after_best >= self.patience
 
 
 def comparable(job: Job) -> tuple:
@@ -58,9 +68,22 @@ def read_pilots(pilot_dir: Path) -> list[Pilot]:
             raise SweepError(f"{job.path / 'metrics.json'} has no best_valid_step: was it trained by a pilot sweep?")
         bleu = next((point[1] for point in job.metrics.valid_curve if int(point[0]) == int(step)), None)
         patience = job.config.get("train.early_stop_patience")
+        after = sum(1 for point in job.metrics.valid_curve if int(point[0]) > int(step))
         pilots.append(Pilot(job.name, label(job), int(step), bleu, job.metrics.steps,
-                            None if patience is None else int(patience), comparable(job)))
+                            None if patience is None else int(patience), comparable(job), after))
     return pilots
+
+
+def require_plateaus(pilots: list[Pilot], pilot_dir: Path) -> None:
+    """SweepError naming every pilot stopped by its step cap before its plateau: its best step is not a plateau."""
+    capped = [p for p in pilots if not p.plateaued]
+    if capped:
+        raise SweepError("; ".join(
+            f"{pilot_dir / p.name} stopped at step {number(p.steps)} before its plateau: best valid BLEU "
+            f"{number(p.best_bleu)} at step {number(p.best_step)}, then {p.after_best} validation(s) without a better "
+            f"one, of the {p.patience} train.early_stop_patience asks" for p in capped)
+            + " (a pilot stops at its train.max_steps cap; rerun its sweep with a larger train.max_steps: it resumes "
+              "from last.pt)")
 
 
 def budget(pilots: list[Pilot]) -> int:
@@ -69,8 +92,57 @@ def budget(pilots: list[Pilot]) -> int:
 
 
 def plateau_steps(pilot_dir: Path) -> dict[str, int]:
-    """{pilot folder name: its best-valid step}."""
-    return {p.name: p.best_step for p in read_pilots(pilot_dir)}
+    """{pilot folder name: its best-valid step}; SweepError when a pilot has not reached its plateau."""
+    pilots = read_pilots(pilot_dir)
+    require_plateaus(pilots, pilot_dir)
+    return {p.name: p.best_step for p in pilots}
+
+
+@dataclass(frozen=True)
+class DropoutChoice:
+    """Which dropout a comparison keeps, from pilots of the same settings at different dropouts."""
+
+    dropout: float
+    pilot_dir: Path            # the pilots trained with it: the comparison's budget comes from them
+    compared: list[tuple[str, dict[float, Pilot]]]   # (setting label, {dropout: its pilot}), every setting compared
+
+    def reason(self) -> str:
+        """"sinusoidal, train words 11-17: dropout 0.1 33.77 at step 3,800, dropout 0.3 35.02 at step 4,600"."""
+        return "; ".join(f"{label}: " + ", ".join(f"dropout {d:g} {number(p.best_bleu)} at step {number(p.best_step)}"
+                                                  for d, p in sorted(by_dropout.items()))
+                         for label, by_dropout in self.compared)
+
+
+def kept_dropout(pilot_dirs: list[Path]) -> DropoutChoice:
+    """The plan's rule: of pilot folders that differ in model.dropout, keep the dropout whose pilots have the higher
+    mean best valid BLEU over the settings piloted at every dropout (one setting, the sinusoidal one, where the
+    plan pilots the others at the kept dropout only). Every compared pilot must have reached its plateau; on a tie
+    the first folder's dropout (the plan's default) is kept. SweepError when the folders share no setting or one
+    folder holds two dropouts."""
+    folders: list[tuple[Path, float, dict[tuple, Pilot]]] = []
+    for folder in map(Path, pilot_dirs):
+        pilots = read_pilots(folder)
+        dropouts = {dict(p.setting).get("model.dropout") for p in pilots}
+        if len(dropouts) != 1 or None in dropouts:
+            raise SweepError(f"{folder}: its pilots have model.dropout {sorted(map(str, dropouts))}; each folder of "
+                             f"pilots compared for the dropout holds one dropout")
+        by_setting = {tuple((k, v) for k, v in p.setting if k != "model.dropout"): p for p in pilots}
+        folders.append((folder, float(dropouts.pop()), by_setting))
+    if len({dropout for _, dropout, _ in folders}) != len(folders):
+        raise SweepError(f"{', '.join(map(str, pilot_dirs))}: two folders hold the same dropout; give one folder of "
+                         f"pilots per dropout")
+    shared = set.intersection(*(set(by_setting) for _, _, by_setting in folders))
+    if not shared:
+        raise SweepError(f"{', '.join(map(str, pilot_dirs))}: no setting was piloted at every dropout (the folders "
+                         f"must differ in model.dropout only)")
+    for folder, _, by_setting in folders:
+        require_plateaus([by_setting[s] for s in shared], folder)
+    first = folders[0][2]
+    compared = [(first[s].label, {dropout: by_setting[s] for _, dropout, by_setting in folders})
+                for s in sorted(shared, key=lambda s: first[s].label)]
+    # max keeps the first of equal means: on a tie, the first folder's dropout
+    folder, dropout, _ = max(folders, key=lambda f: sum(f[2][s].best_bleu or 0.0 for s in shared) / len(shared))
+    return DropoutChoice(dropout, folder, compared)
 
 
 def pilot_text(p: Pilot) -> str:
@@ -96,6 +168,10 @@ def budget_lines(pilot_dirs: list[Path], jobs: list[Job]) -> list[str]:
         patience = sorted({p.patience for p in pilots if p.patience is not None})
         stop = f"{' or '.join(str(n) for n in patience)} validations without a better valid BLEU" if patience else \
             "the step cap"
+        capped = [p for p in pilots if not p.plateaued]
+        if patience and capped:
+            stop += (f", except {', '.join(p.label for p in capped)}, stopped by the step cap before its plateau: "
+                     f"its best step is no plateau")
         if tested == [steps]:
             outcome = f"the {len(matched)} jobs of these settings (every seed) were all tested at step {number(steps)}"
         elif matched:
