@@ -118,3 +118,19 @@ def test_the_dropout_is_never_chosen_on_a_pilot_short_of_its_plateau_or_on_unlik
         kept_dropout([high, dropout_pilots(tmp_path / "again", 0.3, {"sinusoidal": 31.0})])
     with pytest.raises(SweepError, match="no setting was piloted at every dropout"):
         kept_dropout([high, dropout_pilots(tmp_path / "none", 0.1, {"none": 31.0})])
+
+
+def test_the_page_says_which_dropout_was_kept_and_that_the_other_set_no_budget(tmp_path):
+    low = dropout_pilots(tmp_path, 0.1, {"sinusoidal": 33.77})
+    high = dropout_pilots(tmp_path, 0.3, {"sinusoidal": 35.02, "sinusoidal_zero_dims": 20.0})
+    job(tmp_path / "runs" / "sin1", "sinusoidal", 1, 1000, 1000, {1000: 34.0}, dropout=0.3)
+    lines = budget_lines([low, high], find_jobs(tmp_path / "runs"))
+    low_line = next(line for line in lines if line.startswith(f"- `{low}`"))
+    high_line = next(line for line in lines if line.startswith(f"- `{high}`"))
+    assert low_line.endswith("Dropout not kept (dropout 0.3 scored higher: sinusoidal, train words all: dropout 0.1 "
+                             "33.77 at step 1,000, dropout 0.3 35.02 at step 1,000): no budget.")
+    assert "Dropout 0.3 kept, its pilots' best valid BLEU the higher" in high_line
+    assert high_line.endswith("Budget 1,000 steps: the 1 jobs of these settings (every seed) were all tested at step "
+                              "1,000.")
+    # folders that pilot nothing at another dropout are read alone, as before
+    assert not any("Dropout" in line for line in budget_lines([high], find_jobs(tmp_path / "runs")))

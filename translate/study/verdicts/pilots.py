@@ -113,6 +113,29 @@ class DropoutChoice:
                          for label, by_dropout in self.compared)
 
 
+def without_dropout(pilot: Pilot) -> tuple:
+    """A pilot's setting but for model.dropout: what pilots of one setting at two dropouts share."""
+    return tuple((k, v) for k, v in pilot.setting if k != "model.dropout")
+
+
+def dropout_choices(pilot_dirs: list[Path]) -> dict[Path, DropoutChoice]:
+    """{folder: the dropout choice it took part in} for every folder of pilots that pilots a setting of another
+    folder at another dropout (kept_dropout over each such group, in the order given); folders alone are left out."""
+    shared: dict[tuple, list[tuple[Path, object]]] = {}
+    for folder in map(Path, pilot_dirs):
+        for pilot in read_pilots(folder):
+            shared.setdefault(without_dropout(pilot), []).append((folder, dict(pilot.setting).get("model.dropout")))
+    groups: list[list[Path]] = []
+    for piloted in shared.values():
+        if len({dropout for _, dropout in piloted}) < 2:
+            continue
+        folders = {folder for folder, _ in piloted}
+        joined = [g for g in groups if folders & set(g)]
+        merged = set().union(folders, *joined)
+        groups = [g for g in groups if g not in joined] + [[f for f in map(Path, pilot_dirs) if f in merged]]
+    return {folder: choice for group in groups for choice in [kept_dropout(group)] for folder in group}
+
+
 def kept_dropout(pilot_dirs: list[Path]) -> DropoutChoice:
     """The plan's rule: of pilot folders that differ in model.dropout, keep the dropout whose pilots have the higher
     mean best valid BLEU over the settings piloted at every dropout (one setting, the sinusoidal one, where the
@@ -126,7 +149,7 @@ def kept_dropout(pilot_dirs: list[Path]) -> DropoutChoice:
         if len(dropouts) != 1 or None in dropouts:
             raise SweepError(f"{folder}: its pilots have model.dropout {sorted(map(str, dropouts))}; each folder of "
                              f"pilots compared for the dropout holds one dropout")
-        by_setting = {tuple((k, v) for k, v in p.setting if k != "model.dropout"): p for p in pilots}
+        by_setting = {without_dropout(p): p for p in pilots}
         folders.append((folder, float(dropouts.pop()), by_setting))
     if len({dropout for _, dropout, _ in folders}) != len(folders):
         raise SweepError(f"{', '.join(map(str, pilot_dirs))}: two folders hold the same dropout; give one folder of "
@@ -158,7 +181,10 @@ def budget_lines(pilot_dirs: list[Path], jobs: list[Job]) -> list[str]:
              "BLEU, on their own group's lengths, had not improved for a number of validations in a row; every job "
              "of the comparison then trained to the largest of the pilots' best-valid steps and was tested there. "
              "The pilots' valid BLEU after their best step shows what more training gave: nothing better. The slope "
-             "beside each Δ says whether a model was still rising into its budget.", ""]
+             "beside each Δ says whether a model was still rising into its budget. Where a comparison's pilots ran at "
+             "two dropouts (the plan's rule for pilots that overfit before their BLEU plateau), the dropout whose "
+             "pilots scored the higher best valid BLEU was kept and set the budget.", ""]
+    choices = dropout_choices(list(pilot_dirs))
     for folder in pilot_dirs:
         pilots = read_pilots(Path(folder))
         steps = budget(pilots)
@@ -180,7 +206,15 @@ def budget_lines(pilot_dirs: list[Path], jobs: list[Job]) -> list[str]:
                        f"the curve than the rule gives")
         else:
             outcome = "no job of these settings is on this page"
-        lines.append(f"- `{folder}` ({len(pilots)} jobs, the pilots, each stopped after {stop}). Best valid BLEU: "
-                     + "; ".join(pilot_text(p) for p in pilots)
-                     + f". Budget {number(steps)} steps: {outcome}.")
+        head = (f"- `{folder}` ({len(pilots)} jobs, the pilots, each stopped after {stop}). Best valid BLEU: "
+                + "; ".join(pilot_text(p) for p in pilots))
+        choice = choices.get(Path(folder))
+        if choice is None:
+            lines.append(f"{head}. Budget {number(steps)} steps: {outcome}.")
+        elif choice.pilot_dir == Path(folder):
+            lines.append(f"{head}. Dropout {choice.dropout:g} kept, its pilots' best valid BLEU the higher "
+                         f"({choice.reason()}). Budget {number(steps)} steps: {outcome}.")
+        else:
+            lines.append(f"{head}. Dropout not kept (dropout {choice.dropout:g} scored higher: {choice.reason()}): "
+                         f"no budget.")
     return lines + [""]
