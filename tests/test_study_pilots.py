@@ -84,7 +84,7 @@ def test_a_pilot_stopped_by_its_cap_before_its_plateau_sets_no_budget(sweep):
     assert "except sinusoidal, train words all, stopped by the step cap before its plateau" in text
 
 
-def dropout_pilots(root: Path, dropout: float, bleu: dict[str, float], after_best: int = 3) -> Path:
+def pilots_at(root: Path, dropout: float, bleu: dict[str, float], after_best: int = 3) -> Path:
     """A folder of pilots at one dropout: {encoding: best valid BLEU at step 1,000}, each `after_best` validations on."""
     for encoding, best in bleu.items():
         curve = {1000: best} | {1000 + 200 * i: best - 1 for i in range(1, after_best + 1)}
@@ -94,35 +94,35 @@ def dropout_pilots(root: Path, dropout: float, bleu: dict[str, float], after_bes
 
 def test_the_dropout_kept_is_the_one_whose_shared_pilots_score_higher(tmp_path):
     # the zeroed setting was piloted at dropout 0.3 only (the plan's order): the sinusoidal pair alone decides
-    low = dropout_pilots(tmp_path, 0.1, {"sinusoidal": 33.77})
-    high = dropout_pilots(tmp_path, 0.3, {"sinusoidal": 35.02, "sinusoidal_zero_dims": 20.0})
+    low = pilots_at(tmp_path, 0.1, {"sinusoidal": 33.77})
+    high = pilots_at(tmp_path, 0.3, {"sinusoidal": 35.02, "sinusoidal_zero_dims": 20.0})
     choice = kept_dropout([low, high])
     assert (choice.dropout, choice.pilot_dir) == (0.3, high)
     assert choice.reason() == ("sinusoidal, train words all: dropout 0.1 33.77 at step 1,000, "
                                "dropout 0.3 35.02 at step 1,000")
-    assert kept_dropout([dropout_pilots(tmp_path / "other", 0.1, {"sinusoidal": 36.0}), high]).dropout == 0.1
+    assert kept_dropout([pilots_at(tmp_path / "other", 0.1, {"sinusoidal": 36.0}), high]).dropout == 0.1
 
 
 def test_a_tie_keeps_the_first_folders_dropout(tmp_path):
-    low = dropout_pilots(tmp_path, 0.1, {"sinusoidal": 34.0})
-    high = dropout_pilots(tmp_path, 0.3, {"sinusoidal": 34.0})
+    low = pilots_at(tmp_path, 0.1, {"sinusoidal": 34.0})
+    high = pilots_at(tmp_path, 0.3, {"sinusoidal": 34.0})
     assert kept_dropout([low, high]).dropout == 0.1 and kept_dropout([high, low]).dropout == 0.3
 
 
 def test_the_dropout_is_never_chosen_on_a_pilot_short_of_its_plateau_or_on_unlike_folders(tmp_path):
-    low = dropout_pilots(tmp_path, 0.1, {"sinusoidal": 34.0}, after_best=1)
-    high = dropout_pilots(tmp_path, 0.3, {"sinusoidal": 30.0})
+    low = pilots_at(tmp_path, 0.1, {"sinusoidal": 34.0}, after_best=1)
+    high = pilots_at(tmp_path, 0.3, {"sinusoidal": 30.0})
     with pytest.raises(SweepError, match="dropout0.1/sinusoidal stopped at step 1,200 before its plateau"):
         kept_dropout([low, high])
     with pytest.raises(SweepError, match="two folders hold the same dropout"):
-        kept_dropout([high, dropout_pilots(tmp_path / "again", 0.3, {"sinusoidal": 31.0})])
+        kept_dropout([high, pilots_at(tmp_path / "again", 0.3, {"sinusoidal": 31.0})])
     with pytest.raises(SweepError, match="no setting was piloted at every dropout"):
-        kept_dropout([high, dropout_pilots(tmp_path / "none", 0.1, {"none": 31.0})])
+        kept_dropout([high, pilots_at(tmp_path / "none", 0.1, {"none": 31.0})])
 
 
 def test_the_page_says_which_dropout_was_kept_and_that_the_other_set_no_budget(tmp_path):
-    low = dropout_pilots(tmp_path, 0.1, {"sinusoidal": 33.77})
-    high = dropout_pilots(tmp_path, 0.3, {"sinusoidal": 35.02, "sinusoidal_zero_dims": 20.0})
+    low = pilots_at(tmp_path, 0.1, {"sinusoidal": 33.77})
+    high = pilots_at(tmp_path, 0.3, {"sinusoidal": 35.02, "sinusoidal_zero_dims": 20.0})
     job(tmp_path / "runs" / "sin1", "sinusoidal", 1, 1000, 1000, {1000: 34.0}, dropout=0.3)
     lines = budget_lines([low, high], find_jobs(tmp_path / "runs"))
     low_line = next(line for line in lines if line.startswith(f"- `{low}`"))

@@ -136,36 +136,49 @@ def dropout_choices(pilot_dirs: list[Path]) -> dict[Path, DropoutChoice]:
     return {folder: choice for group in groups for choice in [kept_dropout(group)] for folder in group}
 
 
+@dataclass(frozen=True)
+class DropoutPilots:
+    """One folder of pilots trained at one dropout, by setting (without model.dropout)."""
+
+    folder: Path
+    dropout: float
+    by_setting: dict[tuple, Pilot]
+
+    def mean_best_bleu(self, settings: set[tuple]) -> float:
+        return sum(self.by_setting[s].best_bleu or 0.0 for s in settings) / len(settings)
+
+
+def dropout_pilots(folder: Path) -> DropoutPilots:
+    """SweepError when the folder's pilots were trained at more than one dropout."""
+    pilots = read_pilots(folder)
+    dropouts = {dict(p.setting).get("model.dropout") for p in pilots}
+    if len(dropouts) != 1 or None in dropouts:
+        raise SweepError(f"{folder}: its pilots have model.dropout {sorted(map(str, dropouts))}; each folder of "
+                         f"pilots compared for the dropout holds one dropout")
+    return DropoutPilots(folder, float(dropouts.pop()), {without_dropout(p): p for p in pilots})
+
+
 def kept_dropout(pilot_dirs: list[Path]) -> DropoutChoice:
     """The plan's rule: of pilot folders that differ in model.dropout, keep the dropout whose pilots have the higher
     mean best valid BLEU over the settings piloted at every dropout (one setting, the sinusoidal one, where the
     plan pilots the others at the kept dropout only). Every compared pilot must have reached its plateau; on a tie
     the first folder's dropout (the plan's default) is kept. SweepError when the folders share no setting or one
     folder holds two dropouts."""
-    folders: list[tuple[Path, float, dict[tuple, Pilot]]] = []
-    for folder in map(Path, pilot_dirs):
-        pilots = read_pilots(folder)
-        dropouts = {dict(p.setting).get("model.dropout") for p in pilots}
-        if len(dropouts) != 1 or None in dropouts:
-            raise SweepError(f"{folder}: its pilots have model.dropout {sorted(map(str, dropouts))}; each folder of "
-                             f"pilots compared for the dropout holds one dropout")
-        by_setting = {without_dropout(p): p for p in pilots}
-        folders.append((folder, float(dropouts.pop()), by_setting))
-    if len({dropout for _, dropout, _ in folders}) != len(folders):
+    folders = [dropout_pilots(Path(folder)) for folder in pilot_dirs]
+    if len({f.dropout for f in folders}) != len(folders):
         raise SweepError(f"{', '.join(map(str, pilot_dirs))}: two folders hold the same dropout; give one folder of "
                          f"pilots per dropout")
-    shared = set.intersection(*(set(by_setting) for _, _, by_setting in folders))
+    shared = set.intersection(*(set(f.by_setting) for f in folders))
     if not shared:
         raise SweepError(f"{', '.join(map(str, pilot_dirs))}: no setting was piloted at every dropout (the folders "
                          f"must differ in model.dropout only)")
-    for folder, _, by_setting in folders:
-        require_plateaus([by_setting[s] for s in shared], folder)
-    first = folders[0][2]
-    compared = [(first[s].label, {dropout: by_setting[s] for _, dropout, by_setting in folders})
+    for f in folders:
+        require_plateaus([f.by_setting[s] for s in shared], f.folder)
+    first = folders[0].by_setting
+    compared = [(first[s].label, {f.dropout: f.by_setting[s] for f in folders})
                 for s in sorted(shared, key=lambda s: first[s].label)]
-    # max keeps the first of equal means: on a tie, the first folder's dropout
-    folder, dropout, _ = max(folders, key=lambda f: sum(f[2][s].best_bleu or 0.0 for s in shared) / len(shared))
-    return DropoutChoice(dropout, folder, compared)
+    kept = max(folders, key=lambda f: f.mean_best_bleu(shared))   # max keeps the first of equals: a tie keeps folder 1
+    return DropoutChoice(kept.dropout, kept.folder, compared)
 
 
 def pilot_text(p: Pilot) -> str:
