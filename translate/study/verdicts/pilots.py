@@ -38,6 +38,11 @@ class Pilot:
     after_best: int = 0        # validations after the best one: the patience, once the plateau is reached
 
     @property
+    def dropout(self) -> object:
+        """Its model.dropout; None where the config has none."""
+        return dict(self.setting).get("model.dropout")
+
+    @property
     def plateaued(self) -> bool:
         """Stopped by its patience (that many validations after its best, none better), not by its step cap."""
         return self.patience is not None and self.after_best >= self.patience
@@ -118,13 +123,14 @@ def without_dropout(pilot: Pilot) -> tuple:
     return tuple((k, v) for k, v in pilot.setting if k != "model.dropout")
 
 
-def dropout_choices(pilot_dirs: list[Path]) -> dict[Path, DropoutChoice]:
-    """{folder: the dropout choice it took part in} for every folder of pilots that pilots a setting of another
-    folder at another dropout (kept_dropout over each such group, in the order given); folders alone are left out."""
+def dropout_choices(pilots_by_folder: dict[Path, list[Pilot]]) -> dict[Path, DropoutChoice]:
+    """{folder: the dropout choice it took part in} for every folder of pilots (read_pilots, by folder) that pilots a
+    setting of another folder at another dropout (choose_dropout over each such group, in the order given); folders
+    alone are left out."""
     shared: dict[tuple, list[tuple[Path, object]]] = {}
-    for folder in map(Path, pilot_dirs):
-        for pilot in read_pilots(folder):
-            shared.setdefault(without_dropout(pilot), []).append((folder, dict(pilot.setting).get("model.dropout")))
+    for folder, pilots in pilots_by_folder.items():
+        for pilot in pilots:
+            shared.setdefault(without_dropout(pilot), []).append((folder, pilot.dropout))
     groups: list[list[Path]] = []
     for piloted in shared.values():
         if len({dropout for _, dropout in piloted}) < 2:
@@ -132,8 +138,9 @@ def dropout_choices(pilot_dirs: list[Path]) -> dict[Path, DropoutChoice]:
         folders = {folder for folder, _ in piloted}
         joined = [g for g in groups if folders & set(g)]
         merged = set().union(folders, *joined)
-        groups = [g for g in groups if g not in joined] + [[f for f in map(Path, pilot_dirs) if f in merged]]
-    return {folder: choice for group in groups for choice in [kept_dropout(group)] for folder in group}
+        groups = [g for g in groups if g not in joined] + [[f for f in pilots_by_folder if f in merged]]
+    return {folder: choice for group in groups
+            for choice in [choose_dropout({f: pilots_by_folder[f] for f in group})] for folder in group}
 
 
 @dataclass(frozen=True)
@@ -148,10 +155,9 @@ class DropoutPilots:
         return sum(self.by_setting[s].best_bleu or 0.0 for s in settings) / len(settings)
 
 
-def dropout_pilots(folder: Path) -> DropoutPilots:
+def dropout_pilots(folder: Path, pilots: list[Pilot]) -> DropoutPilots:
     """SweepError when the folder's pilots were trained at more than one dropout."""
-    pilots = read_pilots(folder)
-    dropouts = {dict(p.setting).get("model.dropout") for p in pilots}
+    dropouts = {p.dropout for p in pilots}
     if len(dropouts) != 1 or None in dropouts:
         raise SweepError(f"{folder}: its pilots have model.dropout {sorted(map(str, dropouts))}; each folder of "
                          f"pilots compared for the dropout holds one dropout")
@@ -159,19 +165,24 @@ def dropout_pilots(folder: Path) -> DropoutPilots:
 
 
 def kept_dropout(pilot_dirs: list[Path]) -> DropoutChoice:
+    """choose_dropout over the pilots of these folders, read."""
+    return choose_dropout({Path(folder): read_pilots(Path(folder)) for folder in pilot_dirs})
+
+
+def choose_dropout(pilots_by_folder: dict[Path, list[Pilot]]) -> DropoutChoice:
     """The plan's rule: of pilot folders that differ in model.dropout, keep the dropout whose pilots have the higher
     mean best valid BLEU over the settings piloted at every dropout (one setting, the sinusoidal one, where the
     plan pilots the others at the kept dropout only). Every compared pilot must have reached its plateau; on a tie
     the first folder's dropout (the plan's default) is kept. SweepError when the folders share no setting or one
     folder holds two dropouts."""
-    folders = [dropout_pilots(Path(folder)) for folder in pilot_dirs]
+    folders = [dropout_pilots(folder, pilots) for folder, pilots in pilots_by_folder.items()]
+    names = ", ".join(map(str, pilots_by_folder))
     if len({f.dropout for f in folders}) != len(folders):
-        raise SweepError(f"{', '.join(map(str, pilot_dirs))}: two folders hold the same dropout; give one folder of "
-                         f"pilots per dropout")
+        raise SweepError(f"{names}: two folders hold the same dropout; give one folder of pilots per dropout")
     shared = set.intersection(*(set(f.by_setting) for f in folders))
     if not shared:
-        raise SweepError(f"{', '.join(map(str, pilot_dirs))}: no setting was piloted at every dropout (the folders "
-                         f"must differ in model.dropout only)")
+        raise SweepError(f"{names}: no setting was piloted at every dropout (the folders must differ in "
+                         f"model.dropout only)")
     for f in folders:
         require_plateaus([f.by_setting[s] for s in shared], f.folder)
     first = folders[0].by_setting
@@ -197,9 +208,10 @@ def budget_lines(pilot_dirs: list[Path], jobs: list[Job]) -> list[str]:
              "beside each Δ says whether a model was still rising into its budget. Where a comparison's pilots ran at "
              "two dropouts (the plan's rule for pilots that overfit before their BLEU plateau), the dropout whose "
              "pilots scored the higher best valid BLEU was kept and set the budget.", ""]
-    choices = dropout_choices(list(pilot_dirs))
+    pilots_by_folder = {Path(folder): read_pilots(Path(folder)) for folder in pilot_dirs}
+    choices = dropout_choices(pilots_by_folder)
     for folder in pilot_dirs:
-        pilots = read_pilots(Path(folder))
+        pilots = pilots_by_folder[Path(folder)]
         steps = budget(pilots)
         settings = {p.setting for p in pilots}
         matched = [j for j in jobs if j.trained and comparable(j) in settings]
