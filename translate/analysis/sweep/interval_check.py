@@ -11,6 +11,12 @@ TOST is at its most liberal). The procedures are location-equivariant, so one in
 
 PROCEDURES: the one the report uses (significance.seed_t_interval through difference_from_samples) and the ones it
 replaced or was planned with, kept here only to be compared with it.
+
+The contrast of two comparisons on different jobs and sentences (significance.independent_contrast: Δ_long of one
+training group minus Δ_short of another, seeds not paired) is checked the same way (`simulate_contrast`): each group
+drawn from its own regime, the contrast's 95% interval scored for holding the true difference. The within-model
+interaction Δ_long − Δ_short, paired by seed, needs no check of its own: its per-seed values and resamples have the
+form above (the two test sets' shared and own noises add), and difference_from_samples reads them.
 """
 from __future__ import annotations
 
@@ -21,7 +27,7 @@ from typing import Callable
 import numpy as np
 
 from translate.analysis.significance import (EQUIVALENCE_LEVEL, LEVEL, MAX_DF, difference_from_samples,
-                                                   sentence_noise, t_quantile)
+                                             independent_contrast, sentence_noise, t_quantile)
 
 # (per-seed Δs (S,), resamples (S, B)) -> (low, high) of the 95% interval, (low, high) of the 90% one
 Procedure = Callable[[np.ndarray, np.ndarray], tuple[float, float, float, float]]
@@ -83,6 +89,15 @@ class Rates:
     false_same: float   # share of 90% intervals inside ±margin when μ = margin
 
 
+def draw(rng: np.random.Generator, regime: Regime, resamples: int) -> tuple[np.ndarray, np.ndarray]:
+    """One comparison of `regime` with μ = 0: (per-seed Δs (S,), their group resamples (S, B))."""
+    observed = (rng.normal(0, regime.seed_sd, regime.seeds) + rng.normal(0, regime.shared_sd)
+                + rng.normal(0, regime.own_sd, regime.seeds))
+    samples = (observed[:, None] + rng.normal(0, regime.shared_sd, resamples)[None]
+               + rng.normal(0, regime.own_sd, (regime.seeds, resamples)))
+    return observed, samples
+
+
 def simulate(regime: Regime, procedures: dict[str, Procedure], draws: int, resamples: int, seed: int
              ) -> dict[str, Rates]:
     """Draw `draws` comparisons of `regime` (μ = 0) and score each procedure on the same draws."""
@@ -91,10 +106,7 @@ def simulate(regime: Regime, procedures: dict[str, Procedure], draws: int, resam
     covered = dict.fromkeys(procedures, 0)
     same = dict.fromkeys(procedures, 0)
     for _ in range(draws):
-        observed = (rng.normal(0, regime.seed_sd, regime.seeds) + rng.normal(0, regime.shared_sd)
-                    + rng.normal(0, regime.own_sd, regime.seeds))
-        samples = (observed[:, None] + rng.normal(0, regime.shared_sd, resamples)[None]
-                   + rng.normal(0, regime.own_sd, (regime.seeds, resamples)))
+        observed, samples = draw(rng, regime, resamples)
         for name, procedure in procedures.items():
             low, high, low90, high90 = procedure(observed, samples)
             covered[name] += low <= 0 <= high
@@ -108,3 +120,26 @@ def regimes(seeds: tuple[int, ...] = (2, 3, 5, 11), small: float = 0.1, large: f
     shared part."""
     pairs = ((large, small), (large, large), (small, large))
     return [Regime(s, seed_sd, shared_sd, shared_sd / 2) for s in seeds for seed_sd, shared_sd in pairs]
+
+
+def simulate_contrast(first: Regime, second: Regime, draws: int, resamples: int, seed: int) -> float:
+    """The share of draws whose contrast interval (independent_contrast of the two groups' Differences, true
+    difference 0) holds 0."""
+    rng = np.random.default_rng(seed)
+    covered = 0
+    for _ in range(draws):
+        first_delta, second_delta = (difference_from_samples(list(observed), samples)
+                                     for observed, samples in (draw(rng, first, resamples),
+                                                               draw(rng, second, resamples)))
+        contrast = independent_contrast(first_delta, second_delta)
+        covered += contrast.low <= 0 <= contrast.high
+    return covered / draws
+
+
+def contrast_regimes(seeds: tuple[int, ...] = (2, 3, 5), small: float = 0.1, large: float = 1.0
+                     ) -> list[tuple[Regime, Regime]]:
+    """Pairs of groups with the same seed count (as the comparisons run them): both dominated by their seeds, both
+    alike, both by the test set, and one of each (where the two seed variances' weights in the df differ most)."""
+    seed_led, alike, shared_led = (large, small), (large, large), (small, large)
+    pairs = ((seed_led, seed_led), (alike, alike), (shared_led, shared_led), (seed_led, shared_led))
+    return [(Regime(s, a[0], a[1], a[1] / 2), Regime(s, b[0], b[1], b[1] / 2)) for s in seeds for a, b in pairs]
