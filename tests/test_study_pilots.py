@@ -63,6 +63,18 @@ def test_jobs_all_at_the_budget_are_said_to_be(sweep):
     assert "the 3 jobs of these settings (every seed) were all tested at step 1,400" in text
 
 
+def test_a_test_time_control_beside_a_pilot_is_not_a_pilot(sweep):
+    """A sinusoidal pilot scores its test-time controls at its end: evaluation-only jobs in the pilots' folder, with
+    no steps and no best-valid step. They are the pilot's model again and set nothing."""
+    control = sweep / "pilots" / "sin_zero_dims_at_test"
+    control.mkdir()
+    (control / "config.yaml").write_text((sweep / "pilots" / "sin" / "config.yaml").read_text())
+    (control / "metrics.json").write_text(json.dumps({"test_set": "test", "step": 1400,
+                                                      "checkpoint": str(sweep / "pilots" / "sin" / "best.pt")}))
+    assert sorted(p.name for p in read_pilots(sweep / "pilots")) == ["none", "sin"]
+    assert plateau_steps(sweep / "pilots") == {"sin": 1400, "none": 800}
+
+
 def test_an_unfinished_pilot_or_a_missing_folder_is_an_error_naming_it(sweep):
     (sweep / "pilots" / "none" / "metrics.json").unlink()
     with pytest.raises(SweepError, match="pilots still running or interrupted in .*pilots: none"):

@@ -60,14 +60,15 @@ def label(job: Job) -> str:
 
 
 def read_pilots(pilot_dir: Path) -> list[Pilot]:
-    """Every pilot under `pilot_dir`; SweepError when one is unfinished or recorded no best-valid step."""
+    """Every pilot under `pilot_dir`; SweepError when one is unfinished or recorded no best-valid step. A test-time
+    control scored at a pilot's end (an evaluation-only job beside it) is the pilot's model again, not a pilot."""
     jobs = find_jobs(pilot_dir)
     unfinished = [job.name for job in jobs if not job.finished]
     if unfinished:
         raise SweepError(f"pilots still running or interrupted in {pilot_dir}: {', '.join(unfinished)}; finish them "
                          f"first (rerun the pilot sweep: it resumes)")
     pilots = []
-    for job in jobs:
+    for job in (job for job in jobs if job.trained):
         step = job.metrics.best_valid_step
         if not step:
             raise SweepError(f"{job.path / 'metrics.json'} has no best_valid_step: was it trained by a pilot sweep?")
