@@ -54,8 +54,9 @@ def test_every_debug_run_composes_validates_and_builds(option):
 @pytest.mark.parametrize("sweep", ["encodings", "seeds"])
 def test_the_debug_run_wins_over_a_sweep_in_either_order(sweep):
     """+debug=tiny with +sweep=...: the debug run's budget and model whichever comes first; a setting still wins."""
-    first, second = (make_config(*order) for order in (["+debug=tiny", f"+sweep={sweep}"],
-                                                       [f"+sweep={sweep}", "+debug=tiny"]))
+    # run_name fixed: its default is the clock's time, which may tick between the two compositions
+    first, second = (make_config(*order, "run_name=fixed") for order in (["+debug=tiny", f"+sweep={sweep}"],
+                                                                         [f"+sweep={sweep}", "+debug=tiny"]))
     assert first == second
     assert (first.train.max_steps, first.model.name) == (20, "tiny")
     assert make_config(f"+sweep={sweep}", "train.max_steps=7", "+debug=tiny").train.max_steps == 7
