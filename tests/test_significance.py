@@ -12,6 +12,7 @@ from scipy import stats as scipy_stats
 from translate.data.cleaning import Pair
 from translate.analysis.sweep.reference_sentences import TestSet as SentencesOfTest
 from translate.analysis.significance import (MAX_DF, SCORE, Difference, Groups, SentenceStats, compare,
+                                                   resampled_scores, resampled_scores_of, summed,
                                                    difference_from_samples, group_counts, holm,
                                                    independent_contrast, p_text, percentile_interval, seed_df,
                                                    seed_t_interval, seeds_needed, sentence_noise, t_quantile,
@@ -36,6 +37,18 @@ def test_scores_from_summed_statistics_equal_sacrebleu(key, metric):
         assert float(SCORE[key](stats[rows].sum(0))) == pytest.approx(expected, abs=1e-9)
     totals = np.stack([stats[rng.choice(len(REFS), 8)].sum(0) for _ in range(5)])   # vectorised over samples
     assert SCORE[key](totals) == pytest.approx([metric()._compute_score_from_stats(list(t)).score for t in totals])
+
+
+@pytest.mark.parametrize("key", list(SCORE))
+def test_many_models_resampled_in_one_product_score_as_each_alone_to_the_bit(key):
+    """The pages' comparisons score every model of a test set on the same draws in one product (the draw counts read
+    once): each model's resampled scores equal those of its own product."""
+    groups = Groups.singletons(len(REFS))
+    counts = group_counts(groups.count, 500)
+    models = [SentenceStats.extract(drop_words(REFS, every), REFS) for every in (2, 3, 4, 5)]
+    together = resampled_scores_of([summed(m, key, groups.ids, groups.count) for m in models], key, counts)
+    for model, scores in zip(models, together):
+        assert np.array_equal(scores, resampled_scores(model, key, groups, counts), equal_nan=True)
 
 
 def test_the_length_ratio_is_compared_by_the_same_procedure_as_bleu():

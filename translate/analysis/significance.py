@@ -181,6 +181,16 @@ def resampled_scores(stats: SentenceStats, key: str, groups: Groups, counts: np.
     return SCORE[key](counts @ summed(stats, key, groups.ids, groups.count))
 
 
+def resampled_scores_of(sums: Sequence[np.ndarray], key: str, counts: np.ndarray) -> list[np.ndarray]:
+    """(B,) corpus scores of each model's bootstrap samples, from its statistics summed per group (`summed`: (groups,
+    k) each), in one product: the (B, groups) draw counts are read once for all models, not once a model (the
+    product is memory-bound). BLEU's and chrF's statistics are counts, whose float32 sums are exact in any order;
+    the scores equal resampled_scores' to the bit (tests/test_significance.py checks every score)."""
+    width = sums[0].shape[1]
+    totals = counts @ np.concatenate(sums, axis=1)   # (B, models·k)
+    return [SCORE[key](totals[:, i * width:(i + 1) * width]) for i in range(len(sums))]
+
+
 def bootstrap_interval(stats: SentenceStats, samples: int, groups: Optional[Groups] = None, seed: int = SEED
                        ) -> dict[str, list[float]]:
     """{"bleu": [lo, hi], "chrf": [lo, hi]}: 95% percentile intervals over group resamples."""
@@ -410,8 +420,9 @@ def compare(baselines: list[SentenceStats], systems: list[SentenceStats], groups
     out = {}
     for key in COMPARED:
         observed = [s.score(key) - b.score(key) for b, s in zip(baselines, systems)]
-        resampled = np.stack([resampled_scores(s, key, groups, counts) - resampled_scores(b, key, groups, counts)
-                              for b, s in zip(baselines, systems)])
+        scored = resampled_scores_of([summed(model, key, groups.ids, groups.count)
+                                      for pair in zip(systems, baselines) for model in pair], key, counts)
+        resampled = np.stack([system - base for system, base in zip(scored[0::2], scored[1::2])])
         out[key] = difference_from_samples(observed, resampled)
     return out
 
@@ -422,19 +433,21 @@ def interaction(baselines: list[SentenceStats], systems: list[SentenceStats], gr
     """Δ(second sentences) − Δ(first sentences), e.g. Δ_long − Δ_short, with its own interval: the groups of the
     whole test set are resampled once and both subsets are scored on the same sample."""
     counts = group_counts(groups.count, samples, seed)
+    # numbered as in the whole set: one draw matrix for both subsets
+    subsets = [(list(indices), groups.ids[list(indices)]) for indices in (second, first)]
     out = {}
     for key in METRICS:
-        observed, resampled = [], []
+        observed, sums = [], []
         for base, system in zip(baselines, systems):
-            parts = []
-            for indices in (second, first):
-                sub_b, sub_s = base.subset(indices), system.subset(indices)
-                ids = groups.ids[list(indices)]  # numbered as in the whole set: one draw matrix for both subsets
-                parts.append((sub_s.score(key) - sub_b.score(key),
-                              SCORE[key](counts @ summed(sub_s, key, ids, groups.count))
-                              - SCORE[key](counts @ summed(sub_b, key, ids, groups.count))))
-            observed.append(parts[0][0] - parts[1][0])
-            resampled.append(parts[0][1] - parts[1][1])
+            gaps = []
+            for indices, ids in subsets:
+                sub_s, sub_b = system.subset(indices), base.subset(indices)
+                gaps.append(sub_s.score(key) - sub_b.score(key))
+                sums += [summed(sub_s, key, ids, groups.count), summed(sub_b, key, ids, groups.count)]
+            observed.append(gaps[0] - gaps[1])
+        # per pair, four models' scores: system and baseline on the second subset, then on the first
+        scored = resampled_scores_of(sums, key, counts)
+        resampled = [(s2 - b2) - (s1 - b1) for s2, b2, s1, b1 in zip(*(scored[i::4] for i in range(4)))]
         out[key] = difference_from_samples(observed, np.stack(resampled))
     return out
 

@@ -156,11 +156,20 @@ def nan_mean(values: np.ndarray) -> float:
 
 def resampled_means(values: np.ndarray, groups: Groups, counts: np.ndarray) -> np.ndarray:
     """(B,) mean of the defined values on each group resample (counts: (B, groups), float64)."""
-    defined = ~np.isnan(values)
-    sums = np.bincount(groups.ids[defined], values[defined], minlength=groups.count)
-    sizes = np.bincount(groups.ids[defined], minlength=groups.count).astype(np.float64)
+    return resampled_means_of([values], groups, counts)[0]
+
+
+def resampled_means_of(series: list[np.ndarray], groups: Groups, counts: np.ndarray) -> list[np.ndarray]:
+    """resampled_means of each series, in one product: the (B, groups) draw counts are read once for all of them
+    (the product is memory-bound: one read a series made the alignment rows the page's slowest part)."""
+    columns = []
+    for values in series:
+        defined = ~np.isnan(values)
+        columns += [np.bincount(groups.ids[defined], values[defined], minlength=groups.count),
+                    np.bincount(groups.ids[defined], minlength=groups.count).astype(np.float64)]
+    totals = counts @ np.stack(columns, axis=1)   # (B, 2 · series): each series' resampled sum, then its size
     with np.errstate(invalid="ignore", divide="ignore"):
-        return (counts @ sums) / (counts @ sizes)
+        return [totals[:, 2 * i] / totals[:, 2 * i + 1] for i in range(len(series))]
 
 
 def alignment_rows(aggregator: PairedScores, setting: Setting, name: str, about: RowSetting) -> list[AlignmentRow]:
@@ -187,15 +196,15 @@ def alignment_rows(aggregator: PairedScores, setting: Setting, name: str, about:
         quantities = {"gap_short": [], "gap_long": [], "gap_interaction": [], "system_long_minus_short": [],
                       "baseline_long_minus_short": []}
         observed = {k: [] for k in quantities}
-        for system, base in values:
-            gap = system - base
+        # per pair: gap, system and baseline, each on short and on long sentences
+        spans = [np.where(mask, series, np.nan) for system, base in values for series in (system - base, system, base)
+                 for mask in (short, long)]
+        span_values, span_means = iter(spans), iter(resampled_means_of(spans, test.groups, counts))
+        for _ in values:
             parts = {}
-            for label, series in (("gap", gap), ("system", system), ("baseline", base)):
-                on_short = np.where(short, series, np.nan)
-                on_long = np.where(long, series, np.nan)
-                parts[label] = (nan_mean(on_short), nan_mean(on_long),
-                                resampled_means(on_short, test.groups, counts),
-                                resampled_means(on_long, test.groups, counts))
+            for label in ("gap", "system", "baseline"):
+                on_short, on_long = next(span_values), next(span_values)
+                parts[label] = (nan_mean(on_short), nan_mean(on_long), next(span_means), next(span_means))
             g_short, g_long, r_short, r_long = parts["gap"]
             for key, obs, res in (("gap_short", g_short, r_short), ("gap_long", g_long, r_long),
                                   ("gap_interaction", g_long - g_short, r_long - r_short)):
