@@ -178,14 +178,14 @@ def group_counts(groups: int, samples: int, seed: int = SEED) -> np.ndarray:
 
 def resampled_scores(stats: SentenceStats, key: str, groups: Groups, counts: np.ndarray) -> np.ndarray:
     """(B,) corpus scores of the bootstrap samples given by the group draw counts (B, groups)."""
-    return SCORE[key](counts @ summed(stats, key, groups.ids, groups.count))
+    return resampled_scores_of([summed(stats, key, groups.ids, groups.count)], key, counts)[0]
 
 
 def resampled_scores_of(sums: Sequence[np.ndarray], key: str, counts: np.ndarray) -> list[np.ndarray]:
     """(B,) corpus scores of each model's bootstrap samples, from its statistics summed per group (`summed`: (groups,
     k) each), in one product: the (B, groups) draw counts are read once for all models, not once a model (the
     product is memory-bound). BLEU's and chrF's statistics are counts, whose float32 sums are exact in any order;
-    the scores equal resampled_scores' to the bit (tests/test_significance.py checks every score)."""
+    each model's scores equal those of its own product to the bit (tests/test_significance.py checks every score)."""
     width = sums[0].shape[1]
     totals = counts @ np.concatenate(sums, axis=1)   # (B, models·k)
     return [SCORE[key](totals[:, i * width:(i + 1) * width]) for i in range(len(sums))]

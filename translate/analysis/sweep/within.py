@@ -20,8 +20,8 @@ from typing import Optional
 
 import numpy as np
 
-from translate.analysis.significance import (Groups, SentenceStats, difference_from_samples, group_counts,
-                                             resampled_scores)
+from translate.analysis.significance import (Groups, difference_from_samples, group_counts, resampled_scores_of,
+                                             summed)
 from translate.analysis.sweep.jobs import Job, Setting
 from translate.analysis.sweep.rows import Quantity, RowSetting, WithinRow
 from translate.analysis.sweep.spans import LONG_MIN, SHORT_MAX, PairedScores, nan_mean, per_sentence, resampled_means
@@ -67,12 +67,14 @@ def side_of(aggregator: PairedScores, job: Job, name: str, low: int, high: Optio
     return Side(name, low, high, indices, test.groups.subset(indices)) if indices else None
 
 
-def corpus_series(aggregator: PairedScores, side: Side, metric: str, job: Job, counts: np.ndarray
-                  ) -> tuple[float, np.ndarray]:
-    """(score on the side's sentences, (B,) its resamples) of a corpus-level metric."""
-    stats: SentenceStats = aggregator.stats(job, side.test_set, aggregator.test_set(job, side.test_set))
-    subset = stats.subset(side.indices)
-    return subset.score(metric), resampled_scores(subset, metric, side.groups, counts)
+def corpus_series(aggregator: PairedScores, side: Side, metric: str, jobs: list[Job], counts: np.ndarray
+                  ) -> list[tuple[float, np.ndarray]]:
+    """(score on the side's sentences, (B,) its resamples) of a corpus-level metric for each job, every job's
+    resamples in one product (resampled_scores_of)."""
+    subsets = [aggregator.stats(job, side.test_set, aggregator.test_set(job, side.test_set)).subset(side.indices)
+               for job in jobs]
+    sums = [summed(subset, metric, side.groups.ids, side.groups.count) for subset in subsets]
+    return list(zip((subset.score(metric) for subset in subsets), resampled_scores_of(sums, metric, counts)))
 
 
 def sentence_series(side: Side, metric: str, job: Job, counts: np.ndarray) -> Optional[tuple[float, np.ndarray]]:
@@ -103,15 +105,15 @@ class SideSeries:
 def side_series(aggregator: PairedScores, pairs: list[tuple[Job, Job]], side: Side, metric: str, counts: np.ndarray,
                 scale: float) -> Optional[SideSeries]:
     """The metric of every pair on `side` (None when a model lacks it there)."""
+    models = [model for pair in pairs for model in pair]
+    if metric in ("bleu", "chrf"):
+        series = corpus_series(aggregator, side, metric, models, counts)
+    else:
+        series = [sentence_series(side, metric, model, counts) for model in models]
+    if any(s is None for s in series):
+        return None
     out = SideSeries([], [], [], [])
-    for job, base in pairs:
-        if metric in ("bleu", "chrf"):
-            series = [corpus_series(aggregator, side, metric, model, counts) for model in (job, base)]
-        else:
-            series = [sentence_series(side, metric, model, counts) for model in (job, base)]
-        if any(s is None for s in series):
-            return None
-        (system, system_draws), (baseline, baseline_draws) = series
+    for (system, system_draws), (baseline, baseline_draws) in zip(series[0::2], series[1::2]):
         out.system.append(system * scale)
         out.baseline.append(baseline * scale)
         out.observed.append((system - baseline) * scale)
