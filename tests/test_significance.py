@@ -11,7 +11,8 @@ from scipy import stats as scipy_stats
 
 from translate.data.cleaning import Pair
 from translate.analysis.sweep.reference_sentences import TestSet as SentencesOfTest
-from translate.analysis.significance import (MAX_DF, SCORE, Difference, Groups, SentenceStats, compare,
+from translate.analysis.significance import (MAX_DF, SCORE, Difference, Groups, ReferenceCache, SentenceStats,
+                                                   compare,
                                                    resampled_scores, resampled_scores_of, summed,
                                                    difference_from_samples, group_counts, holm,
                                                    independent_contrast, p_text, percentile_interval, seed_df,
@@ -37,6 +38,19 @@ def test_scores_from_summed_statistics_equal_sacrebleu(key, metric):
         assert float(SCORE[key](stats[rows].sum(0))) == pytest.approx(expected, abs=1e-9)
     totals = np.stack([stats[rng.choice(len(REFS), 8)].sum(0) for _ in range(5)])   # vectorised over samples
     assert SCORE[key](totals) == pytest.approx([metric()._compute_score_from_stats(list(t)).score for t in totals])
+
+
+def test_a_hypothesis_met_again_is_scored_from_its_first_statistics_as_sacrebleu_would():
+    """One cache serves every job of a test set, and a sentence's statistics are computed once per distinct
+    hypothesis: jobs sharing some outputs, or met in another order, get exactly sacreBLEU's statistics."""
+    cache = ReferenceCache(REFS)
+    outputs = [drop_words(REFS, 3), drop_words(REFS, 2), REFS, drop_words(REFS, 3)[:20] + REFS[20:]]
+    for hyps in outputs + outputs[::-1]:
+        for key, metric in (("bleu", BLEU), ("chrf", CHRF)):
+            fresh = np.asarray(metric()._extract_corpus_statistics(hyps, [REFS]), dtype=np.float64)
+            assert np.array_equal(cache.stats(hyps).stats[key], fresh)
+    distinct = {(i, h) for hyps in outputs for i, h in enumerate(hyps)}
+    assert len(cache._rows) == len(distinct) < sum(len(h) for h in outputs)
 
 
 @pytest.mark.parametrize("key", list(SCORE))

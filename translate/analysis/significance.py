@@ -36,7 +36,7 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass, field, replace
-from typing import Optional, Sequence
+from typing import Any, Optional, Sequence
 
 import numpy as np
 from sacrebleu.metrics import BLEU, CHRF
@@ -95,7 +95,9 @@ COMPARED = tuple(SCORE)   # what compare() gives a Δ of: BLEU, chrF and the len
 
 
 class ReferenceCache:
-    """sacreBLEU's reference n-grams of one test set, computed once for all the jobs that translated it."""
+    """sacreBLEU's reference n-grams of one test set, computed once for all the jobs that translated it; and each
+    sentence's statistics of each distinct hypothesis, computed once: models of one sweep often write the same
+    translation of a sentence (about a third of a sweep's hypotheses repeat one of another job)."""
 
     def __init__(self, refs: Sequence[str]) -> None:
         self.refs = list(refs)
@@ -104,14 +106,23 @@ class ReferenceCache:
             metric = make()
             metric._ref_cache = metric._cache_references([list(refs)])
             self.metrics[key] = metric
+        self._rows: dict[tuple[int, str], dict[str, list]] = {}   # (sentence, hypothesis) -> {metric: statistics}
 
     def stats(self, hyps: Sequence[str]) -> "SentenceStats":
         if len(hyps) != len(self.refs):
             raise ValueError(f"{len(hyps)} hypotheses but {len(self.refs)} references")
-        stats = {key: np.asarray(m._extract_corpus_statistics(list(hyps), None), dtype=np.float64)
-                 .reshape(len(hyps), -1) for key, m in self.metrics.items()}
+        for i, hyp in enumerate(hyps):
+            if (i, hyp) not in self._rows:
+                self._rows[i, hyp] = {key: self._segment(m, i, hyp) for key, m in self.metrics.items()}
+        stats = {key: np.asarray([self._rows[i, hyp][key] for i, hyp in enumerate(hyps)], dtype=np.float64)
+                 .reshape(len(hyps), -1) for key in self.metrics}
         ratios = sentence_length_ratios(hyps, self.refs)
         return SentenceStats(stats | {"length_ratio": np.stack([ratios, np.ones_like(ratios)], axis=1)})
+
+    @staticmethod
+    def _segment(metric: Any, index: int, hyp: str) -> list:
+        """One sentence's statistics, as sacreBLEU's corpus statistics compute them for each segment."""
+        return metric._compute_segment_statistics(metric._preprocess_segment(hyp), metric._ref_cache[index])
 
 
 class SentenceStats:
