@@ -12,6 +12,7 @@ from scipy import stats as scipy_stats
 from translate.data.cleaning import Pair
 from translate.analysis.sweep.reference_sentences import TestSet as SentencesOfTest
 from translate.analysis.significance import (MAX_DF, SCORE, Difference, Groups, ReferenceCache, SentenceStats,
+                                                   reference_cache,
                                                    compare,
                                                    resampled_scores, resampled_scores_of, summed,
                                                    difference_from_samples, group_counts, holm,
@@ -51,6 +52,17 @@ def test_a_hypothesis_met_again_is_scored_from_its_first_statistics_as_sacrebleu
             assert np.array_equal(cache.stats(hyps).stats[key], fresh)
     distinct = {(i, h) for hyps in outputs for i, h in enumerate(hyps)}
     assert len(cache._rows) == len(distinct) < sum(len(h) for h in outputs)
+
+
+def test_two_reports_of_one_test_set_share_its_reference_cache():
+    """A page aggregates the same jobs against a second baseline: equal references (another list, read again) find
+    the statistics already computed; other references get their own cache."""
+    first = reference_cache(list(REFS))
+    first.stats(drop_words(REFS, 3))
+    again = reference_cache([str(r) for r in REFS])
+    assert again is first and again._rows
+    other = reference_cache(REFS[1:] + REFS[:1])
+    assert other is not first and not other._rows
 
 
 @pytest.mark.parametrize("key", list(SCORE))

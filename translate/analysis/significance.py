@@ -125,6 +125,20 @@ class ReferenceCache:
         return metric._compute_segment_statistics(metric._preprocess_segment(hyp), metric._ref_cache[index])
 
 
+_REFERENCE_CACHES: dict[tuple[str, ...], ReferenceCache] = {}
+
+
+def reference_cache(refs: Sequence[str]) -> ReferenceCache:
+    """The one ReferenceCache of these references in this process: a page that reads the same jobs against another
+    baseline (a second report of one sweep) scores each of their hypotheses once."""
+    key = tuple(refs)
+    if key not in _REFERENCE_CACHES:
+        if len(_REFERENCE_CACHES) >= 32:
+            _REFERENCE_CACHES.clear()
+        _REFERENCE_CACHES[key] = ReferenceCache(key)
+    return _REFERENCE_CACHES[key]
+
+
 class SentenceStats:
     """Per-sentence sufficient statistics of hypotheses against one reference each, for BLEU, chrF and the length
     ratio (SCORE)."""

@@ -20,7 +20,7 @@ from translate.analysis.sweep.reference_sentences import TestSet, TestSets
 from translate.analysis.sweep.rows import (AlignmentRow, Comparison, Convergence, Delta, ReportRow, RowSetting, Score,
                                           SpanRow, WithinRow)
 from translate.analysis.sweep.rules import SAMPLES, Rules, exploratory, pending
-from translate.analysis.significance import (Difference, ReferenceCache, SentenceStats, bootstrap_interval, compare,
+from translate.analysis.significance import (Difference, SentenceStats, bootstrap_interval, compare, reference_cache,
                                            holm, interaction)
 from translate.analysis.sweep.spans import LONG_MIN, SHORT_MAX, alignment_rows, span_rows
 from translate.analysis.sweep.within import SHORT_TEST_SET, within_rows
@@ -143,7 +143,6 @@ class Aggregator:
     def __init__(self, jobs: list[Job], settings: list[Setting], baseline: Baseline, rules: Rules) -> None:
         self.jobs, self.settings, self.baseline, self.rules = jobs, settings, baseline, rules
         self.test_sets = TestSets()
-        self._refs: dict[int, ReferenceCache] = {}
         self._stats: dict[tuple[str, str], SentenceStats] = {}
         self._members: dict[tuple[str, str], dict[str, Optional[list[int]]]] = {}
         self.notes: list[str] = []
@@ -169,9 +168,7 @@ class Aggregator:
 
     def stats(self, job: Job, name: str, test: TestSet) -> SentenceStats:
         if (job.name, name) not in self._stats:
-            if id(test) not in self._refs:
-                self._refs[id(test)] = ReferenceCache(test.references)
-            self._stats[job.name, name] = self._refs[id(test)].stats(job.hypotheses(name))
+            self._stats[job.name, name] = reference_cache(test.references).stats(job.hypotheses(name))
         return self._stats[job.name, name]
 
     # -- one setting ---------------------------------------------------------------------------------------------
