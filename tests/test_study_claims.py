@@ -233,6 +233,21 @@ def test_claim_c_decides_on_aer_shows_every_metric_and_says_where_they_disagree(
     assert two.details[0].count("AER against silver links") == 1
 
 
+def test_claim_c_before_its_verdict_names_the_primary_direction_the_others_are_read_against():
+    """An interim look (or one seed) gives the primary no word; its unadjusted direction is still written, so that
+    "say otherwise" says otherwise than something on the line."""
+    share = alignment(-0.1, -0.2, (-0.1, -0.12, -0.08, 0.001), "diagonal_share_normalised")
+    aer = alignment(0.0, 0.0, (0.0, -0.02, 0.02, 1.0))
+    waiting = diagonal_claim([dataclasses.replace(r, planned_seeds=8) for r in (share, aer)], "test", RULES)
+    line = waiting.details[0]
+    assert waiting.status.startswith("pending: 3 of 8 planned seeds")
+    assert line.index("an interim look") < line.index(
+        "AER (primary, unadjusted): no difference shown on long sentences, no change of the gap shown") \
+        < line.index("diagonal share says otherwise")
+    one = diagonal_claim([dataclasses.replace(r, seeds=1) for r in (share, aer)], "test", RULES).details[0]
+    assert "one seed; AER (primary, unadjusted): no difference shown" in one and "diagonal share says otherwise" in one
+
+
 def test_claim_c_is_decided_on_the_human_gold_links_once_models_were_scored_on_them():
     silver = alignment(0.05, 0.15, (0.10, 0.07, 0.13, 0.001))
     gold = dataclasses.replace(alignment(0.0, 0.01, (0.01, -0.02, 0.04, 0.5)), test_set="hansards_gold")

@@ -399,8 +399,11 @@ def diagonal_claim(alignment: list[AlignmentRow], test_set: Optional[str], rules
             half.readings.append(Reading(word, f"`{r.test_set}`, trained on {brief_group(r.group)}", r.gap_long.delta,
                                          r.gap_long.low, r.gap_long.high, SHORT_METRIC_NAMES[r.metric]))
         disagree = [o for o in others if direction(o, shown(o.gap_long), shown(o.gap_interaction)) != said]
-        reading = ("too few sentences to decide" if not enough_sentences else interim_text(waiting) if waiting else
-                   EXPLORATORY if one else
+        undecided = ("too few sentences to decide" if not enough_sentences else interim_text(waiting) if waiting
+                     else EXPLORATORY if one else None)
+        # what the others "say otherwise" against: the primary's own direction, unadjusted where it decides nothing
+        reading = (f"{undecided}; {direction_text(SHORT_METRIC_NAMES[r.metric] + ' (primary, unadjusted)', said)}"
+                   if undecided else
                    f"{direction_text(SHORT_METRIC_NAMES[r.metric] + ' (primary)', said)}: {word}" if deciding else
                    f"{direction_text(SHORT_METRIC_NAMES[r.metric], said)} (decides nothing: not the deciding test set)")
         secondary = "; ".join(direction_text(SHORT_METRIC_NAMES[o.metric],
