@@ -117,9 +117,10 @@ class Score:
 
 
 @dataclass
-class Delta:
-    """One metric's Δ against the baseline as a report keeps it: a significance.Difference rounded as report.json
-    holds it (so a page reads the same numbers from a fresh report as from a written one)."""
+class Estimate:
+    """A significance.Difference as a report keeps it, rounded as report.json holds it (so a page reads the same
+    numbers from a fresh report as from a written one): Δ, its 95% and 90% intervals, p and standard error. Delta
+    (a report row's Δ) and Quantity (a span's or alignment contrast) add what each records."""
 
     delta: Optional[float] = None
     low: Optional[float] = None
@@ -128,6 +129,18 @@ class Delta:
     low90: Optional[float] = None
     high90: Optional[float] = None
     se: Optional[float] = None
+
+    @staticmethod
+    def rounded_fields(d: Difference, digits: int) -> tuple[Optional[float], ...]:
+        """Its fields from `d`, Δ and the intervals to `digits`, the standard error to one more, p to 6."""
+        return (rounded(d.delta, digits), rounded(d.low, digits), rounded(d.high, digits), rounded(d.p, 6),
+                rounded(d.low90, digits), rounded(d.high90, digits), rounded(d.se, digits + 1))
+
+
+@dataclass
+class Delta(Estimate):
+    """One metric's Δ against the baseline as a report row keeps it."""
+
     sentence_se: Optional[float] = None
     df: Optional[float] = None
     mdd: Optional[float] = None              # minimum detectable |Δ|
@@ -139,10 +152,9 @@ class Delta:
     @classmethod
     def of(cls, d: Difference, digits: int = 2) -> "Delta":
         """digits: of Δ, its intervals, MDD and spread (2 for BLEU and chrF points, 3 for a length ratio)."""
-        return cls(rounded(d.delta, digits), rounded(d.low, digits), rounded(d.high, digits), rounded(d.p, 6),
-                   rounded(d.low90, digits), rounded(d.high90, digits), rounded(d.se, digits + 1),
-                   rounded(d.sentence_se, digits + 1), rounded(d.df, 1), rounded(d.detectable, digits),
-                   rounded(d.std, digits), [round(v, digits) for v in d.per_seed], d.method)
+        return cls(*cls.rounded_fields(d, digits), rounded(d.sentence_se, digits + 1), rounded(d.df, 1),
+                   rounded(d.detectable, digits), rounded(d.std, digits), [round(v, digits) for v in d.per_seed],
+                   d.method)
 
     def difference(self) -> Difference:
         """Back as a Difference (for contrasts between rows)."""
@@ -335,26 +347,18 @@ class SpanRow(RowSetting):
 
 
 @dataclass
-class Quantity:
-    """One alignment contrast (a Difference summarised, rounded to `digits`): the value, its 95% and 90% intervals,
-    p, standard error, minimum detectable difference, per-seed values and how it was tested."""
+class Quantity(Estimate):
+    """One span's or alignment contrast (a Difference summarised, rounded to `digits`): with the Estimate, the
+    minimum detectable difference, per-seed values and how it was tested."""
 
-    delta: Optional[float] = None
-    low: Optional[float] = None
-    high: Optional[float] = None
-    p: Optional[float] = None
-    low90: Optional[float] = None
-    high90: Optional[float] = None
-    se: Optional[float] = None
     mdd: Optional[float] = None
     per_seed: list = field(default_factory=list)
     method: str = ""
 
     @classmethod
     def of(cls, d: Difference, digits: int = 2) -> "Quantity":
-        return cls(rounded(d.delta, digits), rounded(d.low, digits), rounded(d.high, digits), rounded(d.p, 6),
-                   rounded(d.low90, digits), rounded(d.high90, digits), rounded(d.se, digits + 1),
-                   rounded(d.detectable, digits), [rounded(v, digits) for v in d.per_seed], d.method)
+        return cls(*cls.rounded_fields(d, digits), rounded(d.detectable, digits),
+                   [rounded(v, digits) for v in d.per_seed], d.method)
 
     @classmethod
     def read(cls, data: Optional[dict]) -> Optional["Quantity"]:

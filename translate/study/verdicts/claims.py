@@ -29,7 +29,7 @@ from __future__ import annotations
 from typing import Callable, Optional, Sequence
 
 from translate.analysis.significance import independent_contrast, p_text, within
-from translate.analysis.sweep.rows import AlignmentRow, Delta, Quantity, RowSetting, SpanRow, WithinRow
+from translate.analysis.sweep.rows import AlignmentRow, Delta, Estimate, Quantity, RowSetting, SpanRow, WithinRow
 from translate.analysis.sweep.rules import EXPLORATORY, Rules, exploratory, interim_text, no_spread, pending
 from translate.analysis.sweep.spans import LONG_MIN, SHORT_MAX
 from translate.analysis.sweep.within import LONG_TEST_SET
@@ -94,7 +94,7 @@ def no_difference_word(d: Delta, margin: float) -> str:
 
 
 
-def difference_word(d: Delta | Quantity, sign: int, shown: bool, extra: bool = True,
+def difference_word(d: Estimate, sign: int, shown: bool, extra: bool = True,
                     margin: Optional[float] = None) -> str:
     """The word of a half that predicts a difference of `sign` (−1: the system lower): `shown` is its test after
     Holm; `extra` the half's extra condition; `margin`, where one applies, lets "about the same" contradict it."""
