@@ -71,7 +71,8 @@ repro: setup
 	  ARGS="+sweep/pe=sinusoidal_zero_low_dims seed=1 train.max_steps=$$budget"
 	$(MAKE) collect-repro
 	$(PY) -m translate.study results $(REPRO_RUNS) --out docs/results.md --readme README.md \
-	  --pilots docs/results/runs/claims_cpu_pilot docs/results/runs/claim_a_cpu_pilot docs/results/runs/claim_b_within_cpu_pilot --plan docs/preregistration.md \
+	  --pilots docs/results/runs/claims_cpu_pilot docs/results/runs/claim_a_cpu_pilot docs/results/runs/claim_b_within_cpu_pilot \
+	  docs/results/runs/claim_a_long_cpu_pilot docs/results/runs/claim_a_long_cpu_pilot_dropout --plan docs/preregistration.md \
 	  --silver-check docs/results/silver_against_gold.json
 
 # The claims' new halves (docs/preregistration.md), resumable (run it again to continue): (b) within one model

@@ -232,7 +232,9 @@ def budget_lines(pilot_dirs: list[Path], jobs: list[Job]) -> list[str]:
                        f"the curve than the rule gives")
         else:
             outcome = "no job of these settings is on this page"
-        head = (f"- `{folder}` ({len(pilots)} jobs, the pilots, each stopped after {stop}). Best valid BLEU: "
+        several = len(pilots) != 1
+        head = (f"- `{folder}` ({len(pilots)} job{'s' * several}, the pilot{'s' * several}, "
+                f"{'each ' * several}stopped after {stop}). Best valid BLEU: "
                 + "; ".join(pilot_text(p) for p in pilots))
         choice = choices.get(Path(folder))
         if choice is None:
