@@ -12,13 +12,11 @@ from scipy import stats as scipy_stats
 from translate.data.cleaning import Pair
 from translate.analysis.sweep.reference_sentences import TestSet as SentencesOfTest
 from translate.analysis.significance import (MAX_DF, SCORE, Difference, Groups, ReferenceCache, SentenceStats,
-                                                   reference_cache,
-                                                   compare,
-                                                   resampled_scores, resampled_scores_of, summed,
-                                                   difference_from_samples, group_counts, holm,
-                                                   independent_contrast, p_text, percentile_interval, seed_df,
-                                                   seed_t_interval, seeds_needed, sentence_noise, t_quantile,
-                                                   t_two_sided_p, two_sided_p)
+                                             compare, difference_from_samples, group_counts, holm,
+                                             independent_contrast, p_text, percentile_interval, reference_cache,
+                                             resampled_scores, resampled_scores_of, seed_df, seed_t_interval,
+                                             seeds_needed, sentence_noise, summed, t_quantile, t_two_sided_p,
+                                             two_sided_p)
 
 REFS = ["the cat sat on the mat", "a dog barks at night", "I like green tea very much", "she reads a book",
         "we went home early", "it is raining again today", "they play football on sundays", "he is tired"] * 5
