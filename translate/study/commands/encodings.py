@@ -16,7 +16,7 @@ import argparse
 from pathlib import Path
 
 from translate.study.pages.encodings import write_encodings_page
-from translate.study.commands.page_writing import write_page
+from translate.study.commands.page_writing import add_page_arguments, write_page
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -29,12 +29,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--longer-inputs", type=Path, default=None,
                         help="the encodings for longer inputs trained like the length_extrapolation jobs, with "
                              "sinusoidal and RoPE beside them (make longer-inputs): their section, exploratory")
-    parser.add_argument("--out", type=Path, default=Path("docs/encodings_results.md"),
-                        help="the page to write; its pictures go to a folder of the same name "
-                             "(docs/encodings_results/)")
-    parser.add_argument("--readme", type=Path, default=None,
-                        help="also rewrite this README's generated results block (make repro and make "
-                             "encodings-page pass README.md)")
+    add_page_arguments(parser, Path("docs/encodings_results.md"))
 
 
 def run(args: argparse.Namespace) -> int:

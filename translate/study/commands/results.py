@@ -1,9 +1,10 @@
-"""Write docs/results.md (and the README's claims block) from a claims sweep.
+"""Write docs/results.md (and the README's claims block) from the claims' runs.
 
-Turn a seed_repro sweep into docs/results.md: its table, plots, a few attention maps and what the numbers say about
-the source notes' three claims.
+Turn the claims' sweeps (a folder of sweep folders, such as docs/results/runs/claims_cpu, whose jobs are read as one
+sweep) or one sweep folder into docs/results.md: its tables, plots, a few attention maps and what the numbers say
+about the source notes' three claims.
 
-    python -m translate.study results sweeps/seed_repro_cpu [--out docs/results.md] [--pilots PILOT_DIR ...]
+    python -m translate.study results docs/results/runs/claims_cpu [--out docs/results.md] [--pilots PILOT_DIR ...]
         [--readme README.md] [--plan docs/preregistration.md] [--silver-check docs/results/silver_against_gold.json]
 
 The sweep's report (python -m translate.report SWEEP_DIR) is written first when it is missing.
@@ -13,17 +14,15 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from translate.study.commands.page_writing import write_page
+from translate.study.commands.page_writing import add_page_arguments, write_page
 from translate.study.pages.results import write_results_page
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("sweep_dir", type=Path, help="a seed_repro sweep folder, e.g. sweeps/seed_repro_cpu")
-    parser.add_argument("--out", type=Path, default=Path("docs/results.md"),
-                        help="the page to write; its pictures go to a folder of the same name (docs/results/)")
-    parser.add_argument("--readme", type=Path, default=None,
-                        help="also rewrite this README's generated results block (make repro and make "
-                             "encodings-page pass README.md)")
+    parser.add_argument("sweep_dir", type=Path,
+                        help="a folder of claim sweeps, one subfolder each (docs/results/runs/claims_cpu), or one "
+                             "sweep folder (docs/results/runs/seed_repro_cpu)")
+    add_page_arguments(parser, Path("docs/results.md"))
     parser.add_argument("--pilots", type=Path, nargs="+", action="extend", default=[],
                         help="the pilot folders that set the jobs' step budgets (e.g. docs/results/runs/"
                              "claims_cpu_pilot): the page shows their plateaus beside the steps the jobs were "

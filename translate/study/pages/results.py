@@ -1,4 +1,4 @@
-"""docs/results.md from a seed_repro sweep: its tables and plots, a few attention maps, and what the numbers say
+"""docs/results.md from the claims' sweeps (or one seed_repro sweep): its tables and plots, a few attention maps, and what the numbers say
 about the source notes' three claims (translate.study.verdicts.claims)."""
 from __future__ import annotations
 
