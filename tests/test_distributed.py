@@ -23,8 +23,8 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def worker(rank: int, world: int, port: int, config_yaml: str, out: str) -> None:
-    """One torchrun-like rank: trains STEPS steps on its shard, records its batches, losses and gradients."""
+def rank_trainer(rank: int, world: int, port: int, config_yaml: str, out: str):
+    """In a spawned process: the environment torchrun would give rank `rank`, then that rank's trainer."""
     os.environ.update(RANK=str(rank), LOCAL_RANK=str(rank), WORLD_SIZE=str(world), MASTER_ADDR="127.0.0.1",
                       MASTER_PORT=str(port))
     torch.set_num_threads(1)
@@ -34,8 +34,30 @@ def worker(rank: int, world: int, port: int, config_yaml: str, out: str) -> None
     from translate.assembly.trainer import build_trainer
 
     cfg = OmegaConf.create(config_yaml)
-    trainer = build_trainer(validate_config(cfg), prepare_data(data_settings(cfg)), make_runtime("cpu", "fp32"),
-                            Path(out) / f"rank{rank}")
+    return build_trainer(validate_config(cfg), prepare_data(data_settings(cfg)), make_runtime("cpu", "fp32"),
+                         Path(out) / f"rank{rank}")
+
+
+def run_two_ranks(target, cfg, out: Path, *extra) -> list[int]:
+    """Spawns ranks 0 and 1 of `target(rank, 2, port, config_yaml, out, *extra)`, waits up to 2 minutes for each
+    (then kills it), and returns their exit codes."""
+    context = multiprocessing.get_context("spawn")
+    port = free_port()
+    config_yaml = OmegaConf.to_yaml(cfg, resolve=True)  # spawned ranks have no Hydra resolvers (${now:...})
+    ranks = [context.Process(target=target, args=(r, 2, port, config_yaml, str(out), *extra)) for r in range(2)]
+    for p in ranks:
+        p.start()
+    for p in ranks:
+        p.join(timeout=120)
+    for p in ranks:
+        if p.is_alive():
+            p.kill()
+    return [p.exitcode for p in ranks]
+
+
+def worker(rank: int, world: int, port: int, config_yaml: str, out: str) -> None:
+    """One torchrun-like rank: trains STEPS steps on its shard, records its batches, losses and gradients."""
+    trainer = rank_trainer(rank, world, port, config_yaml, out)
     record = {"batches": [], "losses": [], "tokens": []}
     for step, indices in enumerate(trainer.epoch_batches(0)[:STEPS]):
         stats = trainer.train_step(indices)
@@ -55,16 +77,7 @@ def test_two_gloo_processes_match_one_process_on_the_same_global_batch(tiny_conf
     from translate.assembly.trainer import build_trainer
 
     cfg = tiny_config(*OVERRIDES)
-    context = multiprocessing.get_context("spawn")
-    port = free_port()
-    config_yaml = OmegaConf.to_yaml(cfg, resolve=True)  # spawned ranks have no Hydra resolvers (${now:...})
-    ranks = [context.Process(target=worker, args=(r, 2, port, config_yaml, str(tmp_path)))
-             for r in range(2)]
-    for p in ranks:
-        p.start()
-    for p in ranks:
-        p.join(timeout=120)
-    assert [p.exitcode for p in ranks] == [0, 0]
+    assert run_two_ranks(worker, cfg, tmp_path) == [0, 0]
     records = [json.loads((tmp_path / f"rank{r}.json").read_text()) for r in range(2)]
     assert records[0]["losses"] == records[1]["losses"]  # every rank reports the global loss
     for step in range(STEPS):  # the ranks read disjoint shards
@@ -87,20 +100,11 @@ def test_two_gloo_processes_match_one_process_on_the_same_global_batch(tiny_conf
 
 def stopping_worker(rank: int, world: int, port: int, config_yaml: str, out: str, cause: str) -> None:
     """A rank whose trainer runs train(); after its second step, rank 1 alone gets a signal or runs out of time."""
-    os.environ.update(RANK=str(rank), LOCAL_RANK=str(rank), WORLD_SIZE=str(world), MASTER_ADDR="127.0.0.1",
-                      MASTER_PORT=str(port))
-    torch.set_num_threads(1)
     import signal
 
-    from translate.data.pipeline import prepare_data
-    from translate.training.device import make_runtime
     from translate.training.interruption import Interrupted
-    from translate.assembly.settings import data_settings, validate_config
-    from translate.assembly.trainer import build_trainer
 
-    cfg = OmegaConf.create(config_yaml)
-    trainer = build_trainer(validate_config(cfg), prepare_data(data_settings(cfg)), make_runtime("cpu", "fp32"),
-                            Path(out) / f"rank{rank}")
+    trainer = rank_trainer(rank, world, port, config_yaml, out)
     step = trainer.train_step
 
     def step_then_maybe_stop(indices):
@@ -127,18 +131,7 @@ def test_one_rank_stopping_stops_every_rank_at_the_same_step(cause, ended, tiny_
     """Without agreement the other rank would wait in the next step's all-reduce for ever."""
     cfg = tiny_config(*OVERRIDES, "train.max_steps=50", "train.max_minutes=1000", "train.valid_every=1000",
                       "train.save_every=1000", "train.log_every=1")
-    context = multiprocessing.get_context("spawn")
-    port = free_port()
-    ranks = [context.Process(target=stopping_worker, args=(r, 2, port, OmegaConf.to_yaml(cfg, resolve=True), str(tmp_path), cause))
-             for r in range(2)]
-    for p in ranks:
-        p.start()
-    for p in ranks:
-        p.join(timeout=120)
-    for p in ranks:
-        if p.is_alive():
-            p.kill()
-    assert [p.exitcode for p in ranks] == [0, 0]
+    assert run_two_ranks(stopping_worker, cfg, tmp_path, cause) == [0, 0]
     records = [json.loads((tmp_path / f"rank{r}.json").read_text()) for r in range(2)]
     assert records == [{"step": 2, "ended": ended}] * 2
     assert (tmp_path / "rank0" / "last.pt").exists()
