@@ -11,7 +11,8 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from translate.analysis.run.metrics_json import LengthReport, TestSetScores
+from translate.analysis.run.metrics_json import LengthReport
+from translate.analysis.run.metrics_json import TestSetScores as SetScores   # not "Test...": pytest would collect it
 from translate.study.verdicts.claims import check_claims, diagonal_claim, no_pe_claim, zero_dims_claim
 from translate.analysis.sweep.rows import (AlignmentRow, Quantity, RowSetting, SpanComparison, SpanDelta, SpanRow,
                                           WithinRow)
@@ -83,6 +84,44 @@ def test_claim_a_short_half_words_follow_the_intervals_and_its_long_half_is_not_
     assert costless.halves[1].word == "contradicted" and costless.status == "not supported as stated"
     elsewhere = zero_dims_claim([zero_dims(0.1, 0.3), zero_dims_long(-3.0, 0.4, "test")], "test", RULES)
     assert elsewhere.halves[1].word == "not run"   # the long half is read on the reserved long test set only
+
+
+def zeroed_attention(metric: str, test_set: str, train_words: str, gap_short: float, gap_long: float,
+                     seeds: int = 8, planned: int = 8) -> AlignmentRow:
+    """A zeroed-dims model's alignment against sinusoidal, gaps with ±0.02 intervals."""
+    group = LONG_GROUP if train_words == "11-17" else SHORT_GROUP
+    return AlignmentRow(setting=f"zero {train_words}", group=group, encoding="sinusoidal", ablation="zero_dims",
+                        test_set=test_set, train_words=train_words, seeds=seeds, planned_seeds=planned,
+                        metric=metric, better=-1 if metric == "aer" else 1, short_sentences=111, long_sentences=336,
+                        gap_short=Quantity(gap_short, gap_short - .02, gap_short + .02, 0.5),
+                        gap_long=Quantity(gap_long, gap_long - .02, gap_long + .02, 0.001))
+
+
+def test_claim_a_shows_each_zeroed_model_s_attention_on_its_own_lengths_deciding_nothing():
+    """The note sees (a)'s long half in the cross-attention: every metric is shown, on the gold links where the
+    group was scored on them, on the lengths it trained on, with its direction; the words stay BLEU's."""
+    rows = [zeroed_attention("diagonal_share_normalised", "hansards_gold", "11-17", +0.001, -0.060),
+            zeroed_attention("aer", "hansards_gold", "11-17", -0.001, +0.080),
+            zeroed_attention("aer", "long_test", "11-17", -0.5, -0.5),          # silver: the gold links decide
+            zeroed_attention("aer", "test", "1-9", +0.003, -0.300, seeds=3, planned=11),
+            alignment(0.05, 0.15, (0.10, 0.07, 0.13, 0.001))]                   # no PE: (c)'s, not (a)'s
+    verdict = zero_dims_claim([zero_dims(0.1, 0.3), zero_dims_long(-3.0, 0.4)], "test", RULES, rows)
+    assert [h.word for h in verdict.halves] == ["holds", "holds"]   # as without the attention lines
+    lines = [d for d in verdict.details if d.startswith("Attention")]
+    assert len(lines) == 2
+    long_group = next(line for line in lines if "trained on words 11-17" in line)
+    assert "`hansards_gold` (human gold links)" in long_group and "long_test" not in long_group
+    assert "short sentences" not in long_group   # trained on 11-17: read on long sentences only
+    assert ("long sentences (n=336): AER +0.080 [+0.060, +0.100] (p=0.001): zeroed aligns worse; diagonal share "
+            "-0.060 [-0.080, -0.040] (p=0.001): zeroed aligns worse") in long_group
+    short_group = next(line for line in lines if "trained on words 1-9" in line)
+    assert "`test`," in short_group and "(3 seeds; pending: 3 of 11 planned seeds)" in short_group
+    assert "short sentences (n=111): AER +0.003 [-0.017, +0.023] (p=0.500): no difference shown." in short_group
+    assert "long sentences" not in short_group
+    one = zero_dims_claim([], "test", RULES, [zeroed_attention("aer", "test", "1-9", 0.0, 0.0, seeds=1, planned=None)])
+    assert "trained on words 1-9 (one seed: its intervals are over sentences only)" in one.details[0]
+    without = zero_dims_claim([zero_dims(0.1, 0.3), zero_dims_long(-3.0, 0.4)], "test", RULES)
+    assert not any(d.startswith("Attention") for d in without.details)
 
 
 def test_a_span_too_small_to_decide_decides_nothing():
@@ -274,7 +313,7 @@ def test_alignment_contrasts_from_fabricated_per_sentence_values():
     system = base - np.array([0.1] * 4 + [0.3] * 4)
 
     def job(name, values):
-        scores = TestSetScores("test", by_length=LengthReport(per_sentence={"diagonal_share_normalised": list(values)}))
+        scores = SetScores("test", by_length=LengthReport(per_sentence={"diagonal_share_normalised": list(values)}))
         return SimpleNamespace(name=name, test_sets=lambda: {"test": scores})
     nope, sin = job("nope", system), job("sin", base)
     test = SimpleNamespace(words=lambda _: words, groups=Groups.singletons(len(words)))

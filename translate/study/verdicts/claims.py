@@ -26,6 +26,7 @@ This module decides; a verdict's record is verdict.py and its prose wording.py.
 
 from __future__ import annotations
 
+import re
 from typing import Callable, Optional, Sequence
 
 from translate.analysis.significance import independent_contrast, p_text, within
@@ -36,8 +37,8 @@ from translate.analysis.sweep.within import LONG_TEST_SET
 from translate.study.verdicts.verdict import (CONTRADICTED, HOLDS, INCONCLUSIVE, SINUSOIDAL, Family, Half,
                                               Reading, Reference, Verdict, claim_status)
 from translate.study.verdicts.wording import (SHORT_METRIC_NAMES, brief_group, delta_text, direction_text,
-                                              equivalence_text, in_group, lengths_text, metric_text, tost_text,
-                                              where, within_delta_text, within_where)
+                                              equivalence_text, in_group, lengths_text, metric_text, quantity_text,
+                                              tost_text, where, within_delta_text, within_where)
 
 
 WORD_CHOICE_MARGIN = 1.0         # points of unigram F within which no PE "keeps the words" (docs/preregistration.md)
@@ -124,9 +125,12 @@ def span_reading(r: SpanRow, word: str) -> Reading:
 
 
 
-def zero_dims_claim(spans: list[SpanRow], test_set: Optional[str], rules: Rules) -> Verdict:
+def zero_dims_claim(spans: list[SpanRow], test_set: Optional[str], rules: Rules,
+                    alignment: Sequence[AlignmentRow] = ()) -> Verdict:
     """Claim (a): its short half on the primary test set's short spans (no difference within ±margin), its long
-    half on the long spans of the reserved long test set (zeroing costs BLEU)."""
+    half on the long spans of the reserved long test set (zeroing costs BLEU). The note sees the long half in the
+    cross-attention too: each zeroed model's alignment is shown beside its BLEU (zero_dims_attention_lines),
+    deciding nothing."""
     margin = rules.margin
     verdict = Verdict("(a) Zeroing PE dimensions ≥ 400 barely changes BLEU on short sentences, and costs BLEU on long "
                       "ones.")
@@ -155,6 +159,8 @@ def zero_dims_claim(spans: list[SpanRow], test_set: Optional[str], rules: Rules)
                 f"{text} (decides nothing: not this half's test set)")
         verdict.add(f"{short.name if is_short_span(r) else long.name}, {where(r)}: zero_dims minus sinusoidal "
                     f"{delta_text(r, family, index)}; {text}; {lengths_text(r)}.")
+    for line in zero_dims_attention_lines(alignment, test_set):
+        verdict.add(line)
     if not long.readings:
         verdict.add(f"long: not run (sinusoidal jobs with PE dimensions ≥ 400 zeroed and plain sinusoidal jobs of the "
                     f"same model and seeds, trained on sentences of {LONG_MIN}+ words, tested on `{LONG_TEST_SET}`).")
@@ -164,6 +170,54 @@ def zero_dims_claim(spans: list[SpanRow], test_set: Optional[str], rules: Rules)
     verdict.family = family.describe()
     return verdict
 
+
+
+def trained_lengths(train_words: Optional[str]) -> tuple[bool, bool]:
+    """Whether a model trained on `train_words` ("1-9", "11-17", "11+", "all") is read on short sentences, on long
+    ones: on the lengths it was trained on, as its spans are."""
+    bounds = re.fullmatch(r"(\d+)(?:-(\d+)|\+)", train_words or "")
+    if bounds is None:
+        return True, True
+    low, high = int(bounds.group(1)), int(bounds.group(2)) if bounds.group(2) else None
+    return low <= SHORT_MAX, high is None or high >= LONG_MIN
+
+
+def zero_dims_attention_lines(alignment: Sequence[AlignmentRow], test_set: Optional[str]) -> list[str]:
+    """Per zeroed-dims training group: its cross-attention against sinusoidal on the lengths it was trained on, every
+    alignment metric, unadjusted and deciding nothing (the plan's (a) halves are decided on BLEU). Read on the human
+    gold alignment where the group was scored on it, else on `test_set` (silver links)."""
+    groups: dict[Optional[str], list[AlignmentRow]] = {}
+    for r in alignment:
+        if is_zero_dims(r) and r.metric in ALIGNMENT_ORDER:
+            groups.setdefault(r.group, []).append(r)
+    lines = []
+    for group, rows in groups.items():
+        chosen = GOLD_TEST_SET if any(r.test_set == GOLD_TEST_SET for r in rows) else test_set
+        rows = sorted((r for r in rows if r.test_set == chosen), key=lambda r: ALIGNMENT_ORDER.index(r.metric))
+        if not rows:
+            continue
+        first = rows[0]
+        reads_short, reads_long = trained_lengths(first.train_words)
+        parts = []
+        for name, sentences, gap in (("short", first.short_sentences, "gap_short"),
+                                     ("long", first.long_sentences, "gap_long")):
+            if not (reads_short if name == "short" else reads_long):
+                continue
+            said = "; ".join(f"{SHORT_METRIC_NAMES[r.metric]} {quantity_text(getattr(r, gap))}: "
+                             f"{attention_direction(getattr(r, gap), r.better)}" for r in rows)
+            parts.append(f"{name} sentences (n={sentences:,}): {said}")
+        seeds = (f"{EXPLORATORY}: its intervals are over sentences only" if first.seeds == 1 else
+                 f"{first.seeds} seeds" + (f"; {pending(first)}" if pending(first) else ""))
+        lines.append(f"Attention (secondary, unadjusted, deciding nothing), `{chosen}`"
+                     f"{' (human gold links)' if chosen == GOLD_TEST_SET else ''}, {in_group(group)} ({seeds}), "
+                     f"zero_dims minus sinusoidal: " + "; ".join(parts) + ".")
+    return lines
+
+
+def attention_direction(q: Quantity, better: int) -> str:
+    if not shown(q):
+        return "no difference shown"
+    return "zeroed aligns worse" if q.delta * better < 0 else "zeroed aligns better"
 
 
 def long_cell(long: list[SpanRow], setting: str) -> Optional[SpanRow]:
@@ -430,5 +484,5 @@ def diagonal_claim(alignment: list[AlignmentRow], test_set: Optional[str], rules
 
 def check_claims(spans: list[SpanRow], alignment: list[AlignmentRow], test_set: Optional[str],
                  rules: Rules, within: Sequence[WithinRow] = ()) -> list[Verdict]:
-    return [zero_dims_claim(spans, test_set, rules), no_pe_claim(spans, test_set, rules, one_model=within),
+    return [zero_dims_claim(spans, test_set, rules, alignment), no_pe_claim(spans, test_set, rules, one_model=within),
             diagonal_claim(alignment, test_set, rules)]
