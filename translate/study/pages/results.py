@@ -1,5 +1,5 @@
-"""docs/results.md from the claims' sweeps (or one seed_repro sweep): its tables and plots, a few attention maps, and what the numbers say
-about the source notes' three claims (translate.study.verdicts.claims)."""
+"""docs/results.md from the claims' sweeps (or one seed_repro sweep): its tables and plots, a few attention maps,
+and what the numbers say about the source notes' three claims (translate.study.verdicts.claims)."""
 from __future__ import annotations
 
 import json
