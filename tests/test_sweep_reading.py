@@ -12,7 +12,7 @@ from omegaconf import OmegaConf
 
 from translate.analysis.run.metrics_json import CARRIED, BucketStatistics, RunMetrics
 from translate.analysis.run.settings import ReportSettings
-from translate.analysis.sweep.jobs import JobSettings, find_jobs
+from translate.analysis.sweep.jobs import JobSettings, find_jobs, word_span
 from translate.analysis.sweep.reference_sentences import corpus_settings
 from translate.analysis.sweep.aggregate import rules_from
 from translate.analysis.sweep.rules import Rules, decides
@@ -63,6 +63,17 @@ def test_an_older_config_is_read_with_the_sections_defaults():
     assert corpus_settings(settings.data).train_max_words is None and settings.data.train_max_words == 9
     assert JobSettings.read({"seed": 1}).trained is None and JobSettings.read({"seed": 1}).train_words == "all"
 
+
+
+@pytest.mark.parametrize("trained", [(1, 9), (11, 17), (11, None), (1, 10), None])
+def test_a_train_words_label_reads_back_as_the_lengths_it_was_written_from(trained):
+    assert word_span(JobSettings(trained=trained).train_words) == trained
+
+
+def test_a_train_words_label_of_no_known_form_names_itself():
+    assert word_span(None) is None
+    with pytest.raises(ValueError, match=r"train_words '9-' is none of 'LOW-HIGH', 'LOW\+' or 'all'"):
+        word_span("9-")
 
 def test_runs_before_test_sets_kept_one_split_at_the_top_level():
     old = RunMetrics.read({"bleu": 20.0, "chrf": 40.0, "sentences": 3, "split": "valid", "steps": 10,

@@ -6,6 +6,7 @@ logging); jobs with the same setting and different seeds are repeats of one sett
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Optional
@@ -92,11 +93,22 @@ class JobSettings:
 
     @property
     def train_words(self) -> str:
-        """"1-9", "11+", or "all"."""
+        """"1-9", "11+", or "all"; `word_span` reads it back."""
         if self.trained is None:
             return "all"
         low, high = self.trained
         return f"{low}-{high}" if high is not None else f"{low}+"
+
+
+def word_span(train_words: Optional[str]) -> Optional[tuple[int, Optional[int]]]:
+    """JobSettings.train_words read back: "1-9" -> (1, 9), "11+" -> (11, None), "all" (or no label) -> None, every
+    length."""
+    if train_words is None or train_words == "all":
+        return None
+    bounds = re.fullmatch(r"(\d+)(?:-(\d+)|\+)", train_words)
+    if bounds is None:
+        raise ValueError(f"train_words {train_words!r} is none of 'LOW-HIGH', 'LOW+' or 'all'")
+    return int(bounds.group(1)), int(bounds.group(2)) if bounds.group(2) else None
 
 
 @dataclass

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Callable, Optional
 
 from translate.analysis.sweep.aggregate import ALL, Report
-from translate.analysis.sweep.jobs import find_jobs
+from translate.analysis.sweep.jobs import find_jobs, word_span
 from translate.analysis.sweep.plots import LEARNING_CURVES, LENGTH_CURVE, PLOTS
 from translate.study.verdicts.published import published_readme_lines, published_section
 from translate.study.pages.readme import update_readme
@@ -31,12 +31,13 @@ REPORT_PICTURES = tuple((name, f"{label} by length") for _, label, name in PLOTS
 def trained_on(words: str) -> str:
     """A row's train_words as a reader says it: "1-10" -> "≤ 10 words", "11-17" -> "11–17 words", "5+" ->
     "≥ 5 words", "all" -> "every length"."""
-    if words == "all":
+    span = word_span(words)
+    if span is None:
         return "every length"
-    if words.endswith("+"):
-        return f"≥ {words[:-1]} words"
-    low, _, high = words.partition("-")
-    return f"≤ {high} words" if low == "1" else f"{low}–{high} words"
+    low, high = span
+    if high is None:
+        return f"≥ {low} words"
+    return f"≤ {high} words" if low == 1 else f"{low}–{high} words"
 
 
 def trained_words(rows: list[ReportRow]) -> str:

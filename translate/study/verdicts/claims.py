@@ -26,10 +26,10 @@ This module decides; a verdict's record is verdict.py and its prose wording.py.
 
 from __future__ import annotations
 
-import re
 from typing import Callable, Optional, Sequence
 
 from translate.analysis.significance import independent_contrast, p_text, within
+from translate.analysis.sweep.jobs import word_span
 from translate.analysis.sweep.rows import AlignmentRow, Delta, Estimate, Quantity, RowSetting, SpanRow, WithinRow
 from translate.analysis.sweep.rules import EXPLORATORY, Rules, exploratory, interim_text, no_spread, pending
 from translate.analysis.sweep.spans import LONG_MIN, SHORT_MAX
@@ -175,11 +175,12 @@ def zero_dims_claim(spans: list[SpanRow], test_set: Optional[str], rules: Rules,
 def trained_lengths(train_words: Optional[str]) -> tuple[bool, bool]:
     """Whether a model trained on `train_words` ("1-9", "11-17", "11+", "all") is read on short sentences, on long
     ones: on the lengths it was trained on, as its spans are."""
-    bounds = re.fullmatch(r"(\d+)(?:-(\d+)|\+)", train_words or "")
-    if bounds is None:
+    span = word_span(train_words)
+    if span is None:
         return True, True
-    low, high = int(bounds.group(1)), int(bounds.group(2)) if bounds.group(2) else None
+    low, high = span
     return low <= SHORT_MAX, high is None or high >= LONG_MIN
+
 
 
 def zero_dims_attention_lines(alignment: Sequence[AlignmentRow], test_set: Optional[str]) -> list[str]:
@@ -214,10 +215,12 @@ def zero_dims_attention_lines(alignment: Sequence[AlignmentRow], test_set: Optio
     return lines
 
 
+
 def attention_direction(q: Quantity, better: int) -> str:
     if not shown(q):
         return "no difference shown"
     return "zeroed aligns worse" if q.delta * better < 0 else "zeroed aligns better"
+
 
 
 def long_cell(long: list[SpanRow], setting: str) -> Optional[SpanRow]:
