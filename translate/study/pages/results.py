@@ -11,7 +11,7 @@ from typing import Optional, Sequence
 
 from translate.analysis.sweep.aggregate import ALL, Baseline, Report, aggregate
 from translate.analysis.sweep.logged_attention_images import cross_attention_images, pick_examples
-from translate.analysis.sweep.jobs import SweepError, find_jobs, group_settings
+from translate.analysis.sweep.jobs import Job, SweepError, find_jobs, group_settings
 from translate.study.verdicts.claims import check_claims, diagonal_claim, is_nope, is_sinusoidal, no_pe_claim
 from translate.study.verdicts.verdict import Reference, Verdict
 from translate.study.verdicts.wording import thresholds
@@ -86,13 +86,12 @@ def test_set_title(report: Report, name: str) -> str:
     return f"`{name}`" + (f" ({number(sentences)} sentences)" if sentences is not None else "")
 
 
-def reports_against(sweep_dir: Path, report: Report) -> dict[str, Report]:
+def reports_against(jobs: list[Job], report: Report) -> dict[str, Report]:
     """{encoding: the report of no PE and that encoding, Δ against it} for each encoding besides sinusoidal the
     sweep ran as is (e.g. rope, t5): (b) and (c) read against it say whether they hold for PE in general."""
     encodings = other_encodings(report.rows)
     if not encodings:
         return {}
-    jobs = find_jobs(sweep_dir)
     settings = group_settings(jobs)
     out = {}
     for encoding in encodings:
@@ -242,13 +241,14 @@ def results_markdown(report: Report, sweep_dir: Path, assets: Path, link: str, v
              f"is trained on Tatoeba "
              f"pairs of one length range and tested on each test set ({tests}), bucketed by French word count.", "",
              "## What the numbers say", ""]
+    jobs = find_jobs(sweep_dir)   # report.json keeps no jobs: read them, once
     controls = check_controls(report.spans, primary_test_set(report), report.rules)
     forest = write_forest(verdicts + controls, assets, report.rules.margin)
-    lines += claims_section(report, reports_against(sweep_dir, report), verdicts, controls, forest, link, plan,
+    lines += claims_section(report, reports_against(jobs, report), verdicts, controls, forest, link, plan,
                             silver_check)
-    lines += probe_lines(group_settings(find_jobs(sweep_dir)))   # report.json keeps no jobs: read them
+    lines += probe_lines(group_settings(jobs))
     if pilots:
-        lines += ["## How long the models trained", ""] + budget_lines(list(pilots), find_jobs(sweep_dir))
+        lines += ["## How long the models trained", ""] + budget_lines(list(pilots), jobs)
     lines += ["## Scores", ""] + scores_section(report)
     for key, label, name in PLOTS:
         source = sweep_dir / "report" / name
@@ -260,7 +260,7 @@ def results_markdown(report: Report, sweep_dir: Path, assets: Path, link: str, v
         shutil.copyfile(curves, assets / curves.name)
         lines += ["### Learning curves", "", f"![valid BLEU against step]({link}/{curves.name})", ""]
     lines += ["## Attention maps", ""] + attention_section(report, sweep_dir, assets, link)
-    lines += compute_lines(find_jobs(sweep_dir), sweep_dir)
+    lines += compute_lines(jobs, sweep_dir)
     lines += ["## How to read the numbers", ""] + reading_rules(report) + [""]
     if report.unfinished or report.notes:
         lines += ["## Notes", ""] + [f"- unfinished: {j}" for j in report.unfinished] + [
