@@ -64,7 +64,6 @@ def test_an_older_config_is_read_with_the_sections_defaults():
     assert JobSettings.read({"seed": 1}).trained is None and JobSettings.read({"seed": 1}).train_words == "all"
 
 
-
 @pytest.mark.parametrize("trained", [(1, 9), (11, 17), (11, None), (1, 10), None])
 def test_a_train_words_label_reads_back_as_the_lengths_it_was_written_from(trained):
     assert word_span(JobSettings(trained=trained).train_words) == trained
@@ -74,6 +73,7 @@ def test_a_train_words_label_of_no_known_form_names_itself():
     assert word_span(None) is None
     with pytest.raises(ValueError, match=r"train_words '9-' is none of 'LOW-HIGH', 'LOW\+' or 'all'"):
         word_span("9-")
+
 
 def test_runs_before_test_sets_kept_one_split_at_the_top_level():
     old = RunMetrics.read({"bleu": 20.0, "chrf": 40.0, "sentences": 3, "split": "valid", "steps": 10,
