@@ -94,10 +94,12 @@ class JobSettings:
     @property
     def train_words(self) -> str:
         """"1-9", "11+", or "all"; `word_span` reads it back."""
-        if self.trained is None:
-            return "all"
-        low, high = self.trained
-        return f"{low}-{high}" if high is not None else f"{low}+"
+        return "all" if self.trained is None else words_label(*self.trained)
+
+
+def words_label(low: int, high: Optional[int]) -> str:
+    """A range of French word counts as labels name it: "1-9", or "11+" with no upper end."""
+    return f"{low}-{high}" if high is not None else f"{low}+"
 
 
 def word_span(train_words: Optional[str]) -> Optional[tuple[int, Optional[int]]]:

@@ -22,7 +22,7 @@ from translate.analysis.sweep.rows import (AlignmentRow, Convergence, Quantity, 
 from translate.analysis.significance import (Difference, Groups, SentenceStats, compare, difference_from_samples,
                                                    group_counts, seeds_needed)
 
-from translate.analysis.sweep.jobs import Job, JobSettings, Setting
+from translate.analysis.sweep.jobs import Job, JobSettings, Setting, words_label
 from translate.analysis.sweep.reference_sentences import TestSet
 from translate.analysis.sweep.rules import Rules
 
@@ -55,7 +55,7 @@ class Span:
 
     @property
     def label(self) -> str:
-        return f"{self.low}-{self.high}" if self.high is not None else f"{self.low}+"
+        return words_label(self.low, self.high)
 
 
 def claim_spans(settings: JobSettings) -> list[Span]:
