@@ -272,6 +272,33 @@ def test_claim_c_decides_on_aer_shows_every_metric_and_says_where_they_disagree(
     assert two.details[0].count("AER against silver links") == 1
 
 
+def test_a_decided_claim_c_names_the_metrics_that_disagree_wherever_it_is_summarised():
+    """Gold AER decides; a diagonal share that says the gap shrinks is named in the verdict's dissent, so the README's
+    sentence and the page's list of disagreements carry it; the gap's change is the row below the half's Δ."""
+    from translate.study.pages.readme import claims_lines
+    from translate.study.pages.results import undecided_lines
+
+    aer = alignment(0.05, 0.15, (0.03, 0.001, 0.06, 0.04))
+    shrinks = alignment(-0.2, -0.1, (0.1, 0.08, 0.12, 0.001), "diagonal_share_normalised")
+    verdict = diagonal_claim([aer, shrinks], "test", RULES)
+    assert verdict.status == "supported"
+    assert verdict.dissent == ["diagonal share: no PE aligns worse on long sentences, the gap shrinks from short to "
+                               "long"]
+    text = "\n".join(claims_lines([verdict], "sweeps/x"))
+    assert "| long | its condition: the gap grows from short to long (long − short) | +0.030 [+0.001, +0.060] AER " \
+           "| met |" in text
+    assert ("What the data show: long: +0.150 AER; not every metric agrees (the others decide nothing): diagonal "
+            "share: no PE aligns worse on long sentences, the gap shrinks from short to long.") in text
+    line = undecided_lines([verdict])[0]
+    assert line.startswith("Where the data disagree or cannot decide: (c) is supported (long half holds) on its "
+                           "deciding metric, but not every metric agrees (diagonal share: ")
+    agree = diagonal_claim([aer, alignment(-0.1, -0.2, (-0.1, -0.12, -0.08, 0.001), "diagonal_share_normalised")],
+                           "test", RULES)
+    assert agree.status == "supported" and agree.dissent == [] and undecided_lines([agree]) == []
+    waiting = diagonal_claim([dataclasses.replace(r, planned_seeds=8) for r in (aer, shrinks)], "test", RULES)
+    assert waiting.dissent == []   # an interim look decides nothing, so nothing is named against it
+
+
 def test_claim_c_before_its_verdict_names_the_primary_direction_the_others_are_read_against():
     """An interim look (or one seed) gives the primary no word; its unadjusted direction is still written, so that
     "say otherwise" says otherwise than something on the line."""
@@ -345,6 +372,10 @@ def test_the_readme_gives_each_claim_a_short_table_of_its_halves_and_the_forest_
     assert "| short | `test`, trained on words 1-9 | +0.10 [-0.49, +0.69] BLEU | holds |" in text
     assert "| long | – | – | not run |" in text and "multi30k" not in text   # only the deciding test set
     assert "— not supported as stated (short half contradicted, long half holds)." in text
+    condition = next(line for line in lines if "its condition" in line)   # the row below the long half's Δ
+    assert condition.startswith("| long | its condition: Δ_long − Δ_short between the two groups | -4.57 [") \
+        and condition.endswith("BLEU | met |")
+    assert lines[lines.index(condition) - 1].startswith("| long | `long_test`")
     assert "What the data show: short: -4.37 BLEU (-15% of the baseline); long: -8.94 BLEU (-30% of the baseline)." \
         in text
     assert not any(line.startswith("  - ") for line in lines)   # the long lines stay on the page

@@ -13,7 +13,7 @@ from typing import Optional
 from omegaconf import OmegaConf
 
 from translate.study.verdicts.verdict import Verdict
-from translate.study.verdicts.wording import delta_interval, what_the_data_show
+from translate.study.verdicts.wording import condition_interval, condition_word, delta_interval, what_the_data_show
 from translate.analysis.sweep.cells import markdown_table
 from translate.io import atomic_write_text
 
@@ -45,16 +45,22 @@ def update_readme(readme: Path, name: str, lines: list[str]) -> bool:
 
 def claims_lines(verdicts: list[Verdict], source: str, forest: Optional[str] = None) -> list[str]:
     """The forest plot (`forest`: its path from the README), then per claim its verdict, one short table of its
-    halves (the deciding Δs with their 95% intervals and words) and one sentence of what the data show; the lines
-    behind each stay on the page."""
+    halves (the deciding Δs with their 95% intervals and words, each extra condition in the row below its Δ) and one
+    sentence of what the data show; the lines behind each stay on the page."""
     lines = [f"From `{source}`; [docs/results.md](docs/results.md) has the lines behind each verdict (settings, seeds, "
              f"steps, every test set, the controls, the method and the attention maps).", ""]
     if forest:
         lines += [f"![Every deciding Δ of the claims and controls with its 95% interval; the band is ±1 BLEU of "
                   f"\"about the same\"]({forest})", ""]
     for verdict in verdicts:
-        rows = [[half.name, r.label, delta_interval(r), r.word] for half in verdict.halves for r in half.readings
-                if r.delta is not None]
+        rows = []
+        for half in verdict.halves:
+            for r in half.readings:
+                if r.delta is None:
+                    continue
+                rows.append([half.name, r.label, delta_interval(r), r.word])
+                if r.condition is not None:
+                    rows.append([half.name, r.condition.label, condition_interval(r), condition_word(r)])
         rows += [[half.name, "–", "–", half.word] for half in verdict.halves if not half.readings]
         lines += [f"**{verdict.claim}** — {verdict.headline}.", ""]
         lines += markdown_table(["half", "read on", "Δ [95% interval]", "word"], rows, ["---", "---", "--:", "---"])

@@ -118,11 +118,15 @@ def verdicts_of(report: Report) -> list[Verdict]:
 
 
 def undecided_lines(verdicts: list[Verdict]) -> list[str]:
-    """The claims the data contradict or cannot decide, and those still waiting for their planned seeds."""
+    """The claims the data contradict or cannot decide, or whose metrics disagree, and those still waiting for their
+    planned seeds."""
     def named(v: Verdict) -> str:
         return f"{v.claim.split(')')[0]}) is {v.headline}"
     lines = []
-    disagree = [named(v) for v in verdicts if v.status in ("not supported as stated", "inconclusive")]
+    # a decided claim whose deciding metric the metrics beside it contradict is named too (Verdict.dissent)
+    disagree = [named(v) + (f" on its deciding metric, but not every metric agrees "
+                            f"({'; '.join(v.dissent)})" if v.dissent else "")
+                for v in verdicts if v.status in ("not supported as stated", "inconclusive") or v.dissent]
     if disagree:
         lines += ["Where the data disagree or cannot decide: " + "; ".join(disagree)
                   + ". The lines above name the spans and training groups.", ""]

@@ -34,8 +34,8 @@ from translate.analysis.sweep.rows import AlignmentRow, Delta, Estimate, Quantit
 from translate.analysis.sweep.rules import EXPLORATORY, Rules, exploratory, interim_text, no_spread, pending
 from translate.analysis.sweep.spans import LONG_MIN, SHORT_MAX
 from translate.analysis.sweep.within import LONG_TEST_SET
-from translate.study.verdicts.verdict import (CONTRADICTED, HOLDS, INCONCLUSIVE, SINUSOIDAL, Family, Half,
-                                              Reading, Reference, Verdict, claim_status)
+from translate.study.verdicts.verdict import (CONTRADICTED, HOLDS, INCONCLUSIVE, SINUSOIDAL, Condition, Family,
+                                              Half, Reading, Reference, Verdict, claim_status)
 from translate.study.verdicts.wording import (SHORT_METRIC_NAMES, brief_group, delta_text, direction_text,
                                               equivalence_text, in_group, lengths_text, metric_text, quantity_text,
                                               tost_text, where, within_delta_text, within_where)
@@ -118,10 +118,10 @@ def span_word(r: SpanRow, rules: Rules, word: Callable[[], str]) -> Optional[str
 
 
 
-def span_reading(r: SpanRow, word: str) -> Reading:
+def span_reading(r: SpanRow, word: str, condition: Optional[Condition] = None) -> Reading:
     d = r.compared.bleu
     return Reading(word, f"`{r.test_set}`, trained on {brief_group(r.group)}", d.delta, d.low, d.high, "BLEU",
-                   d.relative_delta)
+                   d.relative_delta, condition)
 
 
 
@@ -284,7 +284,10 @@ def within_reading(verdict: Verdict, family: Family, halves: tuple[Half, Half], 
                                            relative(r.delta_short, r.baseline_short)))
         long_half.readings.append(Reading(long_word, f"`{r.long_test_set}` {r.long_span} words, {label}",
                                           r.delta_long.delta, r.delta_long.low, r.delta_long.high, "BLEU",
-                                          relative(r.delta_long, r.baseline_long)))
+                                          relative(r.delta_long, r.baseline_long),
+                                          Condition("its condition: Δ_long − Δ_short within each model, paired by "
+                                                    "seed", r.interaction.delta, r.interaction.low,
+                                                    r.interaction.high, interaction_worse)))
     else:
         short_word = long_word = "too few to decide"
     interim = bool(waiting) or one or not enough_sentences
@@ -372,7 +375,9 @@ def across_groups(verdict: Verdict, family: Family, halves: Optional[tuple[Half,
                 long_word = waiting or (EXPLORATORY if one else difference_word(
                     lg.compared.bleu, -1, family.significant(i_long), contrast_worse, margin))
                 halves[0].readings.append(span_reading(s, short_word))
-                halves[1].readings.append(span_reading(lg, long_word))
+                halves[1].readings.append(span_reading(lg, long_word, Condition(
+                    "its condition: Δ_long − Δ_short between the two groups", contrast.delta, contrast.low,
+                    contrast.high, contrast_worse)))
             else:
                 short_word = long_word = "too few to decide"
             if waiting and enough_sentences and not second:
@@ -454,8 +459,16 @@ def diagonal_claim(alignment: list[AlignmentRow], test_set: Optional[str], rules
         if enough_sentences and r.test_set == test_set:
             word = waiting or (EXPLORATORY if one else word)
             half.readings.append(Reading(word, f"`{r.test_set}`, trained on {brief_group(r.group)}", r.gap_long.delta,
-                                         r.gap_long.low, r.gap_long.high, SHORT_METRIC_NAMES[r.metric]))
-        disagree = [o for o in others if direction(o, shown(o.gap_long), shown(o.gap_interaction)) != said]
+                                         r.gap_long.low, r.gap_long.high, SHORT_METRIC_NAMES[r.metric],
+                                         condition=Condition("its condition: the gap grows from short to long "
+                                                             "(long − short)", r.gap_interaction.delta,
+                                                             r.gap_interaction.low, r.gap_interaction.high,
+                                                             said[1] == "grows")))
+        # each other metric with what it says, unadjusted: (row, ("worse", "grows"))
+        others_said = [(o, direction(o, shown(o.gap_long), shown(o.gap_interaction))) for o in others]
+        disagree = [(o, o_said) for o, o_said in others_said if o_said != said]
+        if deciding:
+            verdict.dissent += [direction_text(SHORT_METRIC_NAMES[o.metric], o_said) for o, o_said in disagree]
         undecided = ("too few sentences to decide" if not enough_sentences else interim_text(waiting) if waiting
                      else EXPLORATORY if one else None)
         # what the others "say otherwise" against: the primary's own direction, unadjusted where it decides nothing
@@ -463,9 +476,7 @@ def diagonal_claim(alignment: list[AlignmentRow], test_set: Optional[str], rules
                    if undecided else
                    f"{direction_text(SHORT_METRIC_NAMES[r.metric] + ' (primary)', said)}: {word}" if deciding else
                    f"{direction_text(SHORT_METRIC_NAMES[r.metric], said)} (decides nothing: not the deciding test set)")
-        secondary = "; ".join(direction_text(SHORT_METRIC_NAMES[o.metric],
-                                             direction(o, shown(o.gap_long), shown(o.gap_interaction)))
-                              for o in others)
+        secondary = "; ".join(direction_text(SHORT_METRIC_NAMES[o.metric], o_said) for o, o_said in others_said)
         verdict.add(
             f"`{r.test_set}`, {in_group(r.group)} ({r.seeds} seed{'s' * (r.seeds != 1)}; "
             f"{r.short_sentences:,} sentences of ≤ {SHORT_MAX} words, {r.long_sentences:,} of ≥ {LONG_MIN}). "
@@ -474,7 +485,7 @@ def diagonal_claim(alignment: list[AlignmentRow], test_set: Optional[str], rules
                         + [metric_text(o, pe, gold=o.test_set == GOLD_TEST_SET) for o in others])
             + f". {reading}"
             + (f"; the other metrics (unadjusted, deciding nothing): {secondary}" if secondary else "")
-            + (f"; {', '.join(SHORT_METRIC_NAMES[o.metric] for o in disagree)} "
+            + (f"; {', '.join(SHORT_METRIC_NAMES[o.metric] for o, _ in disagree)} "
                f"{'says' if len(disagree) == 1 else 'say'} otherwise" if disagree else
                "; the metrics agree" if others else "") + ".")
     verdict.status = claim_status(verdict.halves)

@@ -27,6 +27,9 @@ class Verdict:
     halves: list["Half"] = field(default_factory=list)
     control: str = ""               # a control's ablation; its deciding readings in `shown` (a control has no halves)
     shown: list["Reading"] = field(default_factory=list)
+    # what the metrics shown beside a deciding one say where they say otherwise ("diagonal share: no PE aligns
+    # worse on long sentences, the gap shrinks from short to long"): a verdict names them wherever it is summarised
+    dissent: list[str] = field(default_factory=list)
 
     @property
     def headline(self) -> str:
@@ -83,10 +86,23 @@ class Family:
 
 
 
+@dataclass(frozen=True)
+class Condition:
+    """A half's extra condition, beside the half's Δ in the README: (b)'s Δ_long − Δ_short, (c)'s change of the gap
+    from short to long sentences; in the unit of its reading."""
+
+    label: str                       # e.g. "its condition: Δ_long − Δ_short within each model, paired by seed"
+    delta: float
+    low: float
+    high: float
+    met: bool                        # shown in the direction the half needs (after Holm where it decides)
+
+
+
 @dataclass
 class Reading:
     """One deciding cell of a half: its word and its Δ with the 95% interval, as the README table and the forest
-    plot show it."""
+    plot show it, and the half's extra condition where it has one."""
 
     word: str
     label: str                       # e.g. "`test`, trained on words 1-9"
@@ -95,6 +111,7 @@ class Reading:
     high: Optional[float] = None
     unit: str = "BLEU"
     relative: Optional[float] = None  # Δ relative to the baseline's score
+    condition: Optional[Condition] = None
 
     @property
     def digits(self) -> int:

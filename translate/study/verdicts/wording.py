@@ -9,7 +9,7 @@ from translate.analysis.significance import p_text
 from translate.analysis.sweep.rows import AlignmentRow, Quantity, SpanRow, WithinRow
 from translate.analysis.sweep.rules import Rules
 from translate.analysis.sweep.spans import LONG_MIN, SHORT_MAX
-from translate.study.verdicts.verdict import (Family, Reading, Reference,
+from translate.study.verdicts.verdict import (CONTRADICTED, HOLDS, INCONCLUSIVE, Family, Reading, Reference,
                                               Verdict)
 
 
@@ -81,16 +81,33 @@ def equivalence_text(r: SpanRow, margin: float, significant: bool) -> str:
 
 
 
+def interval_text(delta: float, low: float, high: float, digits: int, unit: str) -> str:
+    return f"{delta:+.{digits}f} [{low:+.{digits}f}, {high:+.{digits}f}] {unit}"
+
+
 def delta_interval(r: Reading) -> str:
     """"-4.37 [-5.97, -2.78] BLEU" (Reading.digits)."""
-    digits = r.digits
-    return f"{r.delta:+.{digits}f} [{r.low:+.{digits}f}, {r.high:+.{digits}f}] {r.unit}"
+    return interval_text(r.delta, r.low, r.high, r.digits, r.unit)
+
+
+def condition_interval(r: Reading) -> str:
+    """The reading's extra condition as delta_interval writes its Δ, in the reading's unit."""
+    c = r.condition
+    return interval_text(c.delta, c.low, c.high, r.digits, r.unit)
+
+
+def condition_word(r: Reading) -> str:
+    """"met" or "not met" where the reading was decided; else the reading's own word (pending, exploratory...)."""
+    if r.word in (HOLDS, CONTRADICTED, INCONCLUSIVE):
+        return "met" if r.condition.met else "not met"
+    return r.word
 
 
 
 def what_the_data_show(verdict: Verdict) -> str:
     """One plain sentence of the deciding Δs, each half's in turn: "short: -4.37 BLEU (-11% of the baseline); long:
-    -8.94 BLEU (-30%)"; a half without runs says so."""
+    -8.94 BLEU (-30%)"; a half without runs says so; metrics shown beside the deciding one are named where they say
+    otherwise (Verdict.dissent)."""
     parts = []
     for half in verdict.halves:
         readings = [r for r in half.readings if r.delta is not None]
@@ -100,6 +117,9 @@ def what_the_data_show(verdict: Verdict) -> str:
             relative = f" ({r.relative:+.0%} of the baseline)" if r.relative is not None else ""
             where_ = f" ({r.label})" if len(readings) > 1 else ""
             parts.append(f"{half.name}{where_}: {r.delta:+.{r.digits}f} {r.unit}{relative}")
+    if verdict.dissent:
+        parts.append("not every metric agrees (the others decide nothing): "
+                     + "; ".join(verdict.dissent))
     return "; ".join(parts)
 
 
