@@ -81,8 +81,10 @@ def equivalence_text(r: SpanRow, margin: float, significant: bool) -> str:
 
 
 
-def interval_text(delta: float, low: float, high: float, digits: int, unit: str) -> str:
-    return f"{delta:+.{digits}f} [{low:+.{digits}f}, {high:+.{digits}f}] {unit}"
+def interval_text(delta: float, low: float, high: float, digits: int, unit: str = "") -> str:
+    """"-4.37 [-5.97, -2.78] BLEU": a Δ with its 95% interval (no unit: none written)."""
+    unit = f" {unit}" if unit else ""
+    return f"{delta:+.{digits}f} [{low:+.{digits}f}, {high:+.{digits}f}]{unit}"
 
 
 def delta_interval(r: Reading) -> str:
@@ -174,8 +176,7 @@ def thresholds(rules: Rules) -> str:
 
 def within_delta_text(q: Quantity, unit: str, star: str = "", digits: int = 2) -> str:
     """"−5.21 [−6.80, −3.62] BLEU (p<0.001*)": a within-model Δ or interaction."""
-    unit = f" {unit}" if unit else ""
-    return f"{q.delta:+.{digits}f} [{q.low:+.{digits}f}, {q.high:+.{digits}f}]{unit} ({p_text(q.p)}{star})"
+    return f"{interval_text(q.delta, q.low, q.high, digits, unit)} ({p_text(q.p)}{star})"
 
 
 
