@@ -500,3 +500,9 @@ def p_text(p: Optional[float], samples: Optional[int] = None) -> str:
     if p is None:
         return "p=–"
     return "p < 0.001" if p < 0.001 or (samples and p <= 2 / (samples + 1)) else f"p={p:.3f}"
+
+
+def interval_text(delta: float, low: float, high: float, digits: int = 2, unit: str = "") -> str:
+    """"-4.37 [-5.97, -2.78] BLEU": a Δ with its 95% interval (no unit: none written)."""
+    unit = f" {unit}" if unit else ""
+    return f"{delta:+.{digits}f} [{low:+.{digits}f}, {high:+.{digits}f}]{unit}"

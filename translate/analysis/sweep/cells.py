@@ -6,7 +6,7 @@ from typing import Optional
 
 from translate.analysis.sweep.rows import Delta, ReportRow, Score
 from translate.analysis.sweep.rules import Rules, verdict_word
-from translate.analysis.significance import p_text
+from translate.analysis.significance import interval_text, p_text
 
 
 # A bucket's place against the lengths a job trained on, as column headers say it.
@@ -44,11 +44,12 @@ def comparison_cell(delta: Optional[Delta], decides: Optional[bool] = True) -> s
     bucket too small to decide gets Δ and its interval only."""
     if delta is None or delta.delta is None:
         return "–"
-    interval = f" [{delta.low:+.2f}, {delta.high:+.2f}]" if delta.low is not None and delta.high is not None else ""
+    text = (interval_text(delta.delta, delta.low, delta.high) if delta.low is not None and delta.high is not None
+            else f"{delta.delta:+.2f}")
     if decides is False:   # too few sentences: no test, so no p (a bootstrap over a handful of sentences is degenerate)
-        return f"{delta.delta:+.2f}{interval}"
+        return text
     star = "*" if delta.holm is not None and delta.holm < 0.05 and decides else ""
-    return f"{delta.delta:+.2f}{interval} ({p_text(delta.p)})" + star
+    return f"{text} ({p_text(delta.p)})" + star
 
 
 def worded_cell(delta: Optional[Delta], decides_: Optional[bool], margin: float) -> str:

@@ -9,7 +9,7 @@ from translate.analysis.sweep.aggregate import ALL, Report
 from translate.analysis.sweep.cells import (LENGTH_LABELS, alignment_cell, bucket_header, comparison_cell, markdown_table,
                                             number, score_cell, worded_cell)
 from translate.analysis.sweep.rows import Quantity, ReportRow
-from translate.analysis.significance import p_text
+from translate.analysis.significance import interval_text, p_text
 from translate.analysis.sweep.spans import LONG_MIN, SHORT_MAX
 from translate.io import atomic_write_text
 
@@ -136,7 +136,7 @@ def within_table(report: Report) -> list[str]:
         return []
 
     def quantity(q: Quantity, digits: int) -> str:
-        return f"{q.delta:+.{digits}f} [{q.low:+.{digits}f}, {q.high:+.{digits}f}] ({p_text(q.p)})"
+        return f"{interval_text(q.delta, q.low, q.high, digits)} ({p_text(q.p)})"
     first = report.within[0]
     lines = []
     for r in report.within:

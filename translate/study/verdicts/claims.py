@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from typing import Callable, Optional, Sequence
 
-from translate.analysis.significance import independent_contrast, p_text, within
+from translate.analysis.significance import independent_contrast, interval_text, p_text, within
 from translate.analysis.sweep.jobs import word_span
 from translate.analysis.sweep.rows import AlignmentRow, Delta, Estimate, Quantity, RowSetting, SpanRow, WithinRow
 from translate.analysis.sweep.rules import EXPLORATORY, Rules, exploratory, interim_text, no_spread, pending
@@ -392,7 +392,7 @@ def across_groups(verdict: Verdict, family: Family, halves: Optional[tuple[Half,
                         f"{lengths_text(lg)}.")
             verdict.add(f"{prefix}Δ_long − Δ_short between the two groups"
                         + ("" if second else " (the long half's extra condition)")
-                        + f": {contrast.delta:+.2f} [{contrast.low:+.2f}, {contrast.high:+.2f}] BLEU "
+                        + f": {interval_text(contrast.delta, contrast.low, contrast.high, unit='BLEU')} "
                         f"({p_text(contrast.p)}{family.star(i_contrast)}; {contrast.method})"
                         + (": interim." if interim and not second else "." if second else
                            ": long sentences lose more." if contrast_worse else

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Optional
 
-from translate.analysis.significance import p_text
+from translate.analysis.significance import interval_text, p_text
 from translate.analysis.sweep.rows import AlignmentRow, Quantity, SpanRow, WithinRow
 from translate.analysis.sweep.rules import Rules
 from translate.analysis.sweep.spans import LONG_MIN, SHORT_MAX
@@ -31,7 +31,7 @@ def delta_text(r: SpanRow, family: Optional[Family] = None, index: Optional[int]
     """"−2.69 [−3.86, −1.59] BLEU (p=0.002*; 90% [−3.65, −1.73]; −8% of 33.34)": Δ BLEU of a compared span."""
     star = family.star(index) if family is not None and index is not None else ""
     d = r.compared.bleu
-    return (f"{d.delta:+.2f} [{d.low:+.2f}, {d.high:+.2f}] BLEU ({p_text(d.p)}{star}; 90% "
+    return (f"{interval_text(d.delta, d.low, d.high, unit='BLEU')} ({p_text(d.p)}{star}; 90% "
             f"[{d.low90:+.2f}, {d.high90:+.2f}]"
             + (f"; {d.relative_delta:+.0%} of {d.baseline:.2f}" if d.relative_delta is not None and d.baseline else "")
             + ")")
@@ -79,12 +79,6 @@ def equivalence_text(r: SpanRow, margin: float, significant: bool) -> str:
     return (f"inconclusive: the data establish only ±{established:.2f}, and a difference of ±{mdd:.2f} would be "
             f"needed to be seen (α = 0.05, 80% power){seeds}")
 
-
-
-def interval_text(delta: float, low: float, high: float, digits: int, unit: str = "") -> str:
-    """"-4.37 [-5.97, -2.78] BLEU": a Δ with its 95% interval (no unit: none written)."""
-    unit = f" {unit}" if unit else ""
-    return f"{delta:+.{digits}f} [{low:+.{digits}f}, {high:+.{digits}f}]{unit}"
 
 
 def delta_interval(r: Reading) -> str:
