@@ -2,6 +2,8 @@
 fabricated report rows that can come out either way, then the results page of a fabricated sweep holding them."""
 from __future__ import annotations
 
+import dataclasses
+
 from test_sweep_aggregate import SMALL_TEST, broken_long, make_job, perfect, references  # noqa: F401 (fixture)
 from test_study_claims import RULES, SHORT_GROUP, alignment, span, two_groups
 from translate.analysis.sweep import build_report
@@ -71,11 +73,24 @@ def test_a_control_of_the_long_models_is_read_on_the_reserved_long_test_set():
     decoy = span("zero_dims_at_test", "train words 11-17", "sinusoidal", "zero_dims_at_test", "test", 11, 17, 0.1,
                   0.3, 250)
     at_test, = check_controls([control("zero_dims_at_test", 0.1, 0.2), long_, decoy], "test", RULES)
-    assert at_test.status == "differs between training groups"
+    assert at_test.status == "about the same (words 1-9); different (words 11-17)"
     assert [r.word for r in at_test.shown] == ["about the same", "different"]
     assert any(d.startswith("`long_test`, trained on words 11-17") and "different" in d for d in at_test.details)
     assert any(d.startswith("`test`, trained on words 11-17") and "decides nothing" in d for d in at_test.details)
     assert at_test.family.endswith("over the 2 tests of control zero_dims_at_test on this page")
+
+
+def test_a_control_group_still_waiting_for_its_seeds_is_named_as_pending_not_as_disagreeing():
+    """The long models' control at 3 of its 8 planned seeds: the short models' word stands, the long group's line
+    says it is pending, and the status names each group rather than calling them different."""
+    waiting = dataclasses.replace(span("zero_dims_at_test", "train words 11-17", "sinusoidal", "zero_dims_at_test",
+                                       "long_test", 11, 17, -3.0, 0.4, 1200), planned_seeds=8)
+    at_test, = check_controls([control("zero_dims_at_test", 0.1, 0.2), waiting], "test", RULES)
+    assert at_test.status == "about the same (words 1-9); pending: 3 of 8 planned seeds (words 11-17)"
+    assert [r.word for r in at_test.shown] == ["about the same", "pending: 3 of 8 planned seeds"]
+    together, = check_controls([control("zero_dims_at_test", 0.1, 0.2), control("zero_dims_at_test", 0.0, 0.2)],
+                               "test", RULES)
+    assert together.status == "about the same"
 
 
 def test_claims_b_and_c_read_against_another_encoding():

@@ -120,8 +120,8 @@ def test_the_page_names_a_pending_claim_apart_from_those_the_data_contradict():
     short, long, decoy = two_groups(long_delta=-0.1)
     lines = undecided_lines([early, no_pe_claim([short, long, decoy], "test", RULES)])
     assert lines[0].startswith("Where the data disagree or cannot decide: (b) is ") and "(a)" not in lines[0]
-    assert lines[2] == ("Not decided yet: (a) is pending: 9 of 11 planned seeds (short half pending: 9 of 11 planned "
-                        "seeds, long half not run). A verdict is read when its sweep's planned seeds are in, not at an "
+    assert lines[2] == ("Not decided yet: (a) is pending (short half pending: 9 of 11 planned seeds, long half not "
+                        "run). A verdict is read when its sweep's planned seeds are in, not at an "
                         "earlier look.")
 
 

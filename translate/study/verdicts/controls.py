@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from translate.study.verdicts.claims import LONG_TEST_SET, cells, decides, is_long_span, is_short_span, span_reading
 from translate.study.verdicts.verdict import Family, Verdict
-from translate.study.verdicts.wording import delta_text, equivalence_text, lengths_text, where
+from translate.study.verdicts.wording import brief_group, delta_text, equivalence_text, lengths_text, where
 from translate.analysis.sweep.rows import RowSetting, SpanRow
 from translate.analysis.sweep.rules import EXPLORATORY, Rules, exploratory, interim_text, pending
 
@@ -56,6 +56,7 @@ def check_control(control: Control, spans: list[SpanRow], test_set: str | None, 
 
     verdict, family, outcomes = Verdict(f"Control: {control.what}.", control=control.ablation), \
         Family(f"control {control.ablation}"), []
+    groups: list[str] = []   # the training group of each outcome
     seen: list[tuple[str, str]] = []  # per span of several seeds: (test set, "worse" / "same" by TOST / "unclear")
     waitings = [pending(r) for r in found]
     # Holm over the deciding tests only: the primary test set's, of several seeds, with their planned seeds in
@@ -81,13 +82,13 @@ def check_control(control: Control, spans: list[SpanRow], test_set: str | None, 
             text = equivalence_text(r, margin, significant)
         if decides(r, rules) and primary:
             outcomes.append(waiting or text.split(":")[0].split(" (")[0])
+            groups.append(r.group)
             verdict.shown.append(span_reading(r, outcomes[-1]))
         elif decides(r, rules) and not waiting and not exploratory(r):
             text += " (unadjusted p; decides nothing: not the primary test set)"
         verdict.add(f"{where(r)}: {control.ablation} minus sinusoidal {delta_text(r, family, index)}; {text}; "
                     f"{lengths_text(r)}.")
-    verdict.status = outcomes[0] if len(set(outcomes)) == 1 else "differs between training groups" if outcomes \
-        else "not measured"
+    verdict.status = group_words(outcomes, groups)
     if control.must_hurt:
         verdict.add(what_it_means(seen, margin) if seen else
                     "One seed: this pair of models shows what one retraining without the dims that carry position "
@@ -95,6 +96,17 @@ def check_control(control: Control, spans: list[SpanRow], test_set: str | None, 
                     f"of its ±{margin:g} margin." if any(exploratory(r) for r in found) else "Too few sentences to decide.")
     verdict.family = family.describe()
     return verdict
+
+
+def group_words(outcomes: list[str], groups: list[str]) -> str:
+    """The control's word: one word where every training group reads alike, else each group's word named by its group
+    ("different (words 1-9, base_cpu); pending: 1 of 8 planned seeds (words 11-17, base_cpu)"), so that a group
+    still waiting for its seeds is not read as one that disagrees."""
+    if not outcomes:
+        return "not measured"
+    if len(set(outcomes)) == 1:
+        return outcomes[0]
+    return "; ".join(f"{outcome} ({brief_group(group)})" for outcome, group in zip(outcomes, groups))
 
 
 def what_it_means(seen: list[tuple[str, str]], margin: float) -> str:

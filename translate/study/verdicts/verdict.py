@@ -33,8 +33,13 @@ class Verdict:
 
     @property
     def headline(self) -> str:
-        """"supported", or with halves "not supported as stated (short half contradicted, long half holds)"."""
-        return f"{self.status} ({halves_text(self.halves)})" if self.halves else self.status
+        """"supported", or with halves "not supported as stated (short half contradicted, long half holds)"; a
+        pending claim with halves: "pending (short half holds, long half pending: 1 of 8 planned seeds)", its seeds
+        said once, by the half that waits for them."""
+        if not self.halves:
+            return self.status
+        status = "pending" if self.status.startswith("pending") else self.status
+        return f"{status} ({halves_text(self.halves)})"
 
     def add(self, text: str) -> None:
         self.details.append(text)
