@@ -116,10 +116,16 @@ def test_claim_a_shows_each_zeroed_model_s_attention_on_its_own_lengths_deciding
             "-0.060 [-0.080, -0.040] (p=0.001): zeroed aligns worse") in long_group
     short_group = next(line for line in lines if "trained on words 1-9" in line)
     assert "`test`," in short_group and "(3 seeds; pending: 3 of 11 planned seeds)" in short_group
-    assert "short sentences (n=111): AER +0.003 [-0.017, +0.023] (p=0.500): no difference shown." in short_group
+    # an interim look: its figures, no direction word
+    assert "short sentences (n=111): AER +0.003 [-0.017, +0.023] (p=0.500)." in short_group
     assert "long sentences" not in short_group
-    one = zero_dims_claim([], "test", RULES, [zeroed_attention("aer", "test", "1-9", 0.0, 0.0, seeds=1, planned=None)])
+    one = zero_dims_claim([], "test", RULES, [zeroed_attention("aer", "test", "1-9", 0.3, 0.0, seeds=1, planned=None)])
     assert "trained on words 1-9 (one seed: its intervals are over sentences only)" in one.details[0]
+    assert one.details[0].endswith("AER +0.300 [+0.280, +0.320] (p=0.500).")   # shown, but no word on one seed
+    first = zero_dims_claim([], "test", RULES, [zeroed_attention("aer", "hansards_gold", "11-17", 0.0, 0.08, seeds=1,
+                                                                 planned=8)])
+    assert "(one seed: its intervals are over sentences only; pending: 1 of 8 planned seeds)" in first.details[0]
+    assert "aligns" not in first.details[0]
     without = zero_dims_claim([zero_dims(0.1, 0.3), zero_dims_long(-3.0, 0.4)], "test", RULES)
     assert not any(d.startswith("Attention") for d in without.details)
 

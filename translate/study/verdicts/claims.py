@@ -199,16 +199,19 @@ def zero_dims_attention_lines(alignment: Sequence[AlignmentRow], test_set: Optio
             continue
         first = rows[0]
         reads_short, reads_long = trained_lengths(first.train_words)
+        waiting = pending(first)
+        # an interim look or one seed: figures only, no direction word (as a pending comparison's Δ has none)
+        worded = not waiting and first.seeds != 1
         parts = []
         for name, sentences, gap, reads in (("short", first.short_sentences, "gap_short", reads_short),
                                             ("long", first.long_sentences, "gap_long", reads_long)):
             if reads:
-                said = "; ".join(f"{SHORT_METRIC_NAMES[r.metric]} {quantity_text(getattr(r, gap))}: "
-                                 f"{attention_direction(getattr(r, gap), r.better)}" for r in rows)
+                said = "; ".join(f"{SHORT_METRIC_NAMES[r.metric]} {quantity_text(getattr(r, gap))}"
+                                 + (f": {attention_direction(getattr(r, gap), r.better)}" if worded else "")
+                                 for r in rows)
                 parts.append(f"{name} sentences (n={sentences:,}): {said}")
-        waiting = pending(first)
-        seeds = (f"{EXPLORATORY}: its intervals are over sentences only" if first.seeds == 1 else
-                 f"{first.seeds} seeds" + (f"; {waiting}" if waiting else ""))
+        seeds = ((f"{EXPLORATORY}: its intervals are over sentences only" if first.seeds == 1 else
+                  f"{first.seeds} seeds") + (f"; {waiting}" if waiting else ""))
         lines.append(f"Attention (secondary, unadjusted, deciding nothing), `{chosen}`"
                      f"{' (human gold links)' if chosen == GOLD_TEST_SET else ''}, {in_group(group)} ({seeds}), "
                      f"zero_dims minus sinusoidal: " + "; ".join(parts) + ".")
