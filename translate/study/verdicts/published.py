@@ -20,6 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional, Sequence
 
+from translate.analysis.significance import interval_text
 from translate.analysis.sweep.aggregate import ALL, Report
 from translate.analysis.sweep.jobs import Job
 from translate.analysis.sweep.plan import planned_but_missing
@@ -174,7 +175,7 @@ def length_gap(ratio: Optional[Delta]) -> str:
     if ratio is None or ratio.delta is None or ratio.low is None or ratio.high is None:
         return "no Δ of the length ratio"
     shown = ("shorter" if ratio.high < 0 else "longer" if ratio.low > 0 else "no length difference shown")
-    return f"ratio {ratio.delta:+.3f} [{ratio.low:+.3f}, {ratio.high:+.3f}], {shown}"
+    return f"ratio {interval_text(ratio.delta, ratio.low, ratio.high, 3)}, {shown}"
 
 
 def length_reading(setting: str, beyond: list[tuple[str, Optional[ReportRow]]], margin: float) -> Optional[str]:

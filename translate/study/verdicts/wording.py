@@ -129,7 +129,7 @@ SHORT_METRIC_NAMES = {"aer": "AER", "diagonal_share_normalised": "diagonal share
 
 
 def quantity_text(q: Quantity, star: str = "") -> str:
-    return f"{q.delta:+.3f} [{q.low:+.3f}, {q.high:+.3f}] ({p_text(q.p)}{star})"
+    return f"{interval_text(q.delta, q.low, q.high, 3)} ({p_text(q.p)}{star})"
 
 
 
