@@ -54,9 +54,9 @@ def check_control(control: Control, spans: list[SpanRow], test_set: str | None, 
     def deciding_set(r: SpanRow) -> bool:
         return r.test_set == (test_set if is_short_span(r) else LONG_TEST_SET)
 
-    verdict, family, outcomes = Verdict(f"Control: {control.what}.", control=control.ablation), \
-        Family(f"control {control.ablation}"), []
-    groups: list[str] = []   # the training group of each outcome
+    verdict = Verdict(f"Control: {control.what}.", control=control.ablation)
+    family = Family(f"control {control.ablation}")
+    outcomes: list[tuple[str, str]] = []  # per deciding span: (its word, its training group)
     seen: list[tuple[str, str]] = []  # per span of several seeds: (test set, "worse" / "same" by TOST / "unclear")
     waitings = [pending(r) for r in found]
     # Holm over the deciding tests only: the primary test set's, of several seeds, with their planned seeds in
@@ -81,14 +81,14 @@ def check_control(control: Control, spans: list[SpanRow], test_set: str | None, 
         else:
             text = equivalence_text(r, margin, significant)
         if decides(r, rules) and primary:
-            outcomes.append(waiting or text.split(":")[0].split(" (")[0])
-            groups.append(r.group)
-            verdict.shown.append(span_reading(r, outcomes[-1]))
+            word = waiting or text.split(":")[0].split(" (")[0]
+            outcomes.append((word, r.group))
+            verdict.shown.append(span_reading(r, word))
         elif decides(r, rules) and not waiting and not exploratory(r):
             text += " (unadjusted p; decides nothing: not the primary test set)"
         verdict.add(f"{where(r)}: {control.ablation} minus sinusoidal {delta_text(r, family, index)}; {text}; "
                     f"{lengths_text(r)}.")
-    verdict.status = group_words(outcomes, groups)
+    verdict.status = group_words(outcomes)
     if control.must_hurt:
         verdict.add(what_it_means(seen, margin) if seen else
                     "One seed: this pair of models shows what one retraining without the dims that carry position "
@@ -98,15 +98,16 @@ def check_control(control: Control, spans: list[SpanRow], test_set: str | None, 
     return verdict
 
 
-def group_words(outcomes: list[str], groups: list[str]) -> str:
+def group_words(outcomes: list[tuple[str, str]]) -> str:
     """The control's word: one word where every training group reads alike, else each group's word named by its group
     ("different (words 1-9, base_cpu); pending: 1 of 8 planned seeds (words 11-17, base_cpu)"), so that a group
     still waiting for its seeds is not read as one that disagrees."""
     if not outcomes:
         return "not measured"
-    if len(set(outcomes)) == 1:
-        return outcomes[0]
-    return "; ".join(f"{outcome} ({brief_group(group)})" for outcome, group in zip(outcomes, groups))
+    words = {word for word, _ in outcomes}
+    if len(words) == 1:
+        return words.pop()
+    return "; ".join(f"{word} ({brief_group(group)})" for word, group in outcomes)
 
 
 def what_it_means(seen: list[tuple[str, str]], margin: float) -> str:
