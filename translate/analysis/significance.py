@@ -92,6 +92,7 @@ def length_ratio_from_stats(totals: np.ndarray) -> np.ndarray:
 
 SCORE = {"bleu": bleu_from_stats, "chrf": chrf_from_stats, "length_ratio": length_ratio_from_stats}
 COMPARED = tuple(SCORE)   # what compare() gives a Δ of: BLEU, chrF and the length ratio
+SUMMED_EXACTLY = ("bleu", "chrf")   # statistics that are counts: float32 sums exact in any order
 
 
 class ReferenceCache:
@@ -208,9 +209,13 @@ def resampled_scores(stats: SentenceStats, key: str, groups: Groups, counts: np.
 
 def resampled_scores_of(sums: Sequence[np.ndarray], key: str, counts: np.ndarray) -> list[np.ndarray]:
     """(B,) corpus scores of each model's bootstrap samples, from its statistics summed per group (`summed`: (groups,
-    k) each), in one product: the (B, groups) draw counts are read once for all models, not once a model (the
-    product is memory-bound). BLEU's and chrF's statistics are counts, whose float32 sums are exact in any order;
-    each model's scores equal those of its own product to the bit (tests/test_significance.py checks every score)."""
+    k) each). BLEU's and chrF's statistics are counts, whose float32 sums are exact in any order: all models go in one
+    product, so the (B, groups) draw counts are read once, not once a model (the product is memory-bound). The
+    length ratio's are fractions, whose float32 sums depend on the order the BLAS kernel adds them in (which differs
+    between CPUs and with the product's width): each model gets its own product. Either way each model's scores
+    equal those of its own product to the bit, on any machine (tests/test_significance.py checks every score)."""
+    if key not in SUMMED_EXACTLY:
+        return [SCORE[key](counts @ model) for model in sums]
     width = sums[0].shape[1]
     totals = counts @ np.concatenate(sums, axis=1)   # (B, models·k)
     return [SCORE[key](totals[:, i * width:(i + 1) * width]) for i in range(len(sums))]
