@@ -41,7 +41,6 @@ from typing import Any, Optional, Sequence
 import numpy as np
 from sacrebleu.metrics import BLEU, CHRF
 from scipy import special
-from scipy import stats as distributions
 
 from translate.scoring.metrics import sentence_length_ratios
 
@@ -259,6 +258,8 @@ def two_sided_p(samples: np.ndarray) -> float:
 
 def t_two_sided_p(t: float, df: float) -> float:
     """P(|T| >= |t|) for Student's t (df = inf: the normal distribution)."""
+    from scipy import stats as distributions   # here, not above: SciPy's stats take seconds to import (see
+    # scoring/word_order.py)
     return float(2 * distributions.t.sf(abs(t), df))
 
 
@@ -280,6 +281,7 @@ SEED_BOUND = 0.30   # df counts each seed variance at its one-sided (1 − SEED_
 def seed_variance_bound(df: int) -> float:
     """df/χ²(SEED_BOUND, df): the factor from a variance estimate with df degrees of freedom to its one-sided
     (1 − SEED_BOUND) upper confidence bound."""
+    from scipy import stats as distributions
     return df / float(distributions.chi2.ppf(SEED_BOUND, df))
 
 

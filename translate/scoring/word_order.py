@@ -12,9 +12,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Optional
 
-from nltk.translate.ribes_score import word_rank_alignment
 from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
-from scipy.stats import kendalltau
 
 TOKENIZE = Tokenizer13a()
 
@@ -33,6 +31,11 @@ class WordChoiceAndOrder:
 
 
 def word_choice_and_order(hypothesis: str, reference: str) -> WordChoiceAndOrder:
+    # imported here: NLTK's package loads scikit-learn and SciPy's stats (3 s on a slow core), and every command
+    # imports this module, a command that stops at a bad option included
+    from nltk.translate.ribes_score import word_rank_alignment
+    from scipy.stats import kendalltau
+
     hyp, ref = words(hypothesis), words(reference)
     shared = sum((Counter(hyp) & Counter(ref)).values())   # clipped: a word counts at most as often as in the ref
     precision = shared / len(hyp) if hyp else None

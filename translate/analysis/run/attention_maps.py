@@ -8,9 +8,8 @@ Tags: attention/<kind>/<probe label>, e.g. attention/cross/11-15/test42 or atten
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
-from matplotlib.figure import Figure
 from torch import Tensor
 
 from translate.data.pipeline import TokenizedSplit
@@ -20,6 +19,9 @@ from translate.analysis.run.forced_attention import SentenceAttention, forced_at
 from translate.analysis.buckets import Bucket
 from translate.analysis.run.figures import heatmap, new_figure, panel_inches, to_image
 from translate.analysis.run.settings import ATTENTION_IMAGES
+
+if TYPE_CHECKING:   # for annotations only: Matplotlib is imported where a figure is drawn (figures.new_figure)
+    from matplotlib.figure import Figure
 
 FIXED_PROBES = ("Je pars en vacances pour quelques jours.", "Je recherche un assistant.")
 

@@ -17,8 +17,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional, Sequence
 
-from scipy import stats
-
 TREND_SHARE = 0.5     # the last half of the steps up to the tested step: the validations the slope is fitted on
 PER_STEPS = 1000      # the slope is given in valid BLEU per this many steps
 MIN_POINTS = 2        # a line through two points has a slope but no interval
@@ -57,6 +55,7 @@ def valid_trend(curve: Sequence[Sequence[float]], at_step: Optional[int],
     if len(points) < MIN_POINTS:
         return None
     steps, bleu = zip(*points)
+    from scipy import stats   # here, not above: SciPy's stats take seconds to import (see scoring/word_order.py)
     fit = stats.linregress(steps, bleu)
     slope = float(fit.slope)
     if len(points) == 2:

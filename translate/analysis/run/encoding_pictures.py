@@ -13,15 +13,17 @@ from __future__ import annotations
 
 import itertools
 import math
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 import numpy as np
 import torch
-from matplotlib.figure import Figure
 from torch import Tensor
 
 from translate.encodings.base import ATTENTION_KINDS, PositionalEncoding
 from translate.analysis.run.figures import heatmap, new_figure, to_image
+
+if TYPE_CHECKING:   # for annotations only: Matplotlib is imported where a figure is drawn (figures.new_figure)
+    from matplotlib.figure import Figure
 
 
 def module_device(module: torch.nn.Module) -> torch.device:

@@ -2,12 +2,14 @@
 from __future__ import annotations
 
 import textwrap
-from typing import Optional, Sequence
+from typing import TYPE_CHECKING, Optional, Sequence
 
 import numpy as np
-from matplotlib.axes import Axes
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
+
+if TYPE_CHECKING:   # Matplotlib itself is imported where a figure is made: it takes a second or more to import, and
+    # every command imports this module, a command that stops at a bad option included
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
 
 
 def title_inches(title: str) -> float:
@@ -19,6 +21,9 @@ def new_figure(rows: int, cols: int, panel_inches: float, title: str = "") -> tu
     """A figure with a (rows, cols) array of axes and a wrapped title."""
     width = max(cols * panel_inches, 6.0)
     title = "\n".join(textwrap.fill(line, width=int(width * 13)) for line in title.split("\n")) if title else ""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
     fig = Figure(figsize=(width, rows * panel_inches + title_inches(title)), dpi=80)
     FigureCanvasAgg(fig)
     axes = np.asarray(fig.subplots(rows, cols, squeeze=False))

@@ -1,11 +1,12 @@
 """BLEU against sentence length, one line per test set of a run, with the trained lengths shaded grey."""
 from __future__ import annotations
 
-from typing import Optional
-
-from matplotlib.figure import Figure
+from typing import TYPE_CHECKING, Optional
 
 from translate.analysis.run.figures import new_figure
+
+if TYPE_CHECKING:   # for annotations only: Matplotlib is imported where a figure is drawn (figures.new_figure)
+    from matplotlib.figure import Figure
 
 
 def bucket_centre(low: int, high: Optional[int]) -> float:

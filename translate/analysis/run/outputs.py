@@ -2,12 +2,15 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-from matplotlib.figure import Figure
 
 from translate.analysis.run.figures import new_figure, to_image
 from translate.io import atomic_write_text
+
+if TYPE_CHECKING:   # for annotations only: Matplotlib is imported where a figure is drawn (figures.new_figure)
+    from matplotlib.figure import Figure
 
 SCALARS = ("bleu", "chrf", "length_ratio", "diagonal_share", "diagonal_share_normalised", "monotonicity",
            "attention_entropy", "aer", "token_accuracy", "unigram_f", "order_tau")

@@ -18,8 +18,6 @@ from typing import Optional, Sequence
 
 import numpy as np
 import torch
-from sklearn.linear_model import LogisticRegression
-from sklearn.preprocessing import StandardScaler
 
 from translate.analysis.run.alignment import mean_interval
 from translate.data.batching import collate
@@ -83,6 +81,10 @@ def probe_layer(states: Sequence[np.ndarray], words: Sequence[int], samples: int
     split = max(1, int(len(states) * TRAIN_SHARE))
     features = np.concatenate(states[:split])
     labels = np.concatenate([np.minimum(np.arange(len(s)), MAX_POSITION) for s in states[:split]])
+    # here, not above: scikit-learn takes seconds to import, and the train command imports this module to start
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.preprocessing import StandardScaler
+
     scaler = StandardScaler().fit(features)
     probe = LogisticRegression(max_iter=300).fit(scaler.transform(features), labels)
     out = {}

@@ -3,6 +3,7 @@ of pairs that are not independent (they share an English or a French sentence)."
 from __future__ import annotations
 
 import dataclasses
+import os
 from functools import cached_property
 from dataclasses import dataclass
 from typing import Any, Optional
@@ -13,6 +14,7 @@ from translate.data.cleaning import Pair
 from translate.config.fields import TRAIN_ONLY, with_role
 from translate.data.components import component_ids
 from translate.data.config import DataConfig
+from translate.data.locate import ENV_VAR
 from translate.data.pipeline import read_corpus
 from translate.data.test_sets import TestSetSpec, test_set_pairs
 from translate.analysis.significance import Groups
@@ -60,23 +62,29 @@ def corpus_settings(data: DataConfig) -> DataConfig:
     return dataclasses.replace(data, **{name: None for name in with_role(DataConfig, TRAIN_ONLY)})
 
 
+# (corpus settings, where corpora are looked for) -> (the corpus, its test_limit): each corpus is read once a process,
+# not once a report (a page builds a report for each of its sweeps, mostly of one corpus; a read takes seconds)
+_CORPORA: dict[str, tuple[Any, Optional[int]]] = {}
+
+
 class TestSets:
     """Loads each distinct test set once (jobs of a sweep usually share them), the way training built it."""
 
     def __init__(self) -> None:
         self._loaded: dict[str, TestSet] = {}
-        self._corpora: dict[str, Any] = {}
 
     def for_job(self, settings: JobSettings, name: str = "test") -> TestSet:
         if settings.data is None:
             raise ValueError("the job's config.yaml has no data section")
         data = corpus_settings(settings.data)
         spec = test_set_spec(settings, name)
-        corpus_key = repr(data)
+        corpus_key = repr((data, os.environ.get(ENV_VAR), os.getcwd()))   # where a relative or unnamed path is found
         key = f"{spec!r}:{corpus_key}"
         if key not in self._loaded:
-            if corpus_key not in self._corpora:
-                self._corpora[corpus_key] = (read_corpus(data), data.test_limit)
-            corpus, limit = self._corpora[corpus_key]
+            if corpus_key not in _CORPORA:
+                if len(_CORPORA) >= 4:   # a whole corpus each: a long-lived process keeps a few
+                    _CORPORA.clear()
+                _CORPORA[corpus_key] = (read_corpus(data), data.test_limit)
+            corpus, limit = _CORPORA[corpus_key]
             self._loaded[key] = TestSet(test_set_pairs(spec, corpus, limit))
         return self._loaded[key]
