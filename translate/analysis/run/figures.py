@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Optional, Sequence
 
 import numpy as np
 
-if TYPE_CHECKING:   # Matplotlib itself is imported where a figure is made: it takes a second or more to import, and
+if TYPE_CHECKING:   # Matplotlib itself is imported where a figure is made: it takes about a second to import, and
     # every command imports this module, a command that stops at a bad option included
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
