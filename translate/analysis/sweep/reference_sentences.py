@@ -62,9 +62,9 @@ def corpus_settings(data: DataConfig) -> DataConfig:
     return dataclasses.replace(data, **{name: None for name in with_role(DataConfig, TRAIN_ONLY)})
 
 
-# (corpus settings, where corpora are looked for) -> (the corpus, its test_limit): each corpus is read once a process,
+# (corpus settings, where corpora are looked for) -> the corpus: each corpus is read once a process,
 # not once a report (a page builds a report for each of its sweeps, mostly of one corpus; a read takes seconds)
-_CORPORA: dict[str, tuple[Any, Optional[int]]] = {}
+_CORPORA: dict[str, Any] = {}
 
 
 class TestSets:
@@ -84,7 +84,6 @@ class TestSets:
             if corpus_key not in _CORPORA:
                 if len(_CORPORA) >= 4:   # a whole corpus each: a long-lived process keeps a few
                     _CORPORA.clear()
-                _CORPORA[corpus_key] = (read_corpus(data), data.test_limit)
-            corpus, limit = _CORPORA[corpus_key]
-            self._loaded[key] = TestSet(test_set_pairs(spec, corpus, limit))
+                _CORPORA[corpus_key] = read_corpus(data)
+            self._loaded[key] = TestSet(test_set_pairs(spec, _CORPORA[corpus_key], data.test_limit))
         return self._loaded[key]
