@@ -82,6 +82,9 @@ def test_claim_a_short_half_words_follow_the_intervals_and_its_long_half_is_not_
     assert both.status == "supported" and [h.word for h in both.halves] == ["holds", "holds"]
     costless = zero_dims_claim([zero_dims(0.1, 0.3), zero_dims_long(0.1, 0.3)], "test", RULES)   # long: about the same
     assert costless.halves[1].word == "contradicted" and costless.status == "not supported as stated"
+    assert "not worse: about the same, within ±1 BLEU (established ±0.59): contradicted" in costless.details[1]
+    undecided = zero_dims_claim([zero_dims(0.1, 0.3), zero_dims_long(-0.4, 0.5)], "test", RULES)   # 90% [-1.22, +0.42]
+    assert undecided.halves[1].word == "inconclusive" and "not shown to be worse: inconclusive" in undecided.details[1]
     elsewhere = zero_dims_claim([zero_dims(0.1, 0.3), zero_dims_long(-3.0, 0.4, "test")], "test", RULES)
     assert elsewhere.halves[1].word == "not run"   # the long half is read on the reserved long test set only
 

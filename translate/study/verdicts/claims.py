@@ -30,7 +30,8 @@ from typing import Callable, Optional, Sequence
 
 from translate.analysis.significance import independent_contrast, interval_text, p_text, within
 from translate.analysis.sweep.jobs import word_span
-from translate.analysis.sweep.rows import AlignmentRow, Delta, Estimate, Quantity, RowSetting, SpanRow, WithinRow
+from translate.analysis.sweep.rows import (AlignmentRow, Delta, Estimate, Quantity, RowSetting, SpanDelta, SpanRow,
+                                          WithinRow)
 from translate.analysis.sweep.rules import EXPLORATORY, Rules, exploratory, interim_text, no_spread, pending
 from translate.analysis.sweep.spans import LONG_MIN, SHORT_MAX
 from translate.analysis.sweep.within import LONG_TEST_SET
@@ -109,6 +110,17 @@ def difference_word(d: Estimate, sign: int, shown: bool, extra: bool = True,
 
 
 
+def long_half_text(d: SpanDelta, margin: float, shown: bool) -> str:
+    """What (a)'s long half (zeroing costs BLEU) was shown: a loss, a gain, about the same (the TOST that contradicts
+    it), or nothing."""
+    if shown:
+        return "worse" if d.delta < 0 else "better"
+    if within(d.low90, d.high90, margin):
+        return f"not worse: about the same, within ±{margin:g} BLEU (established ±{d.established_margin:.2f})"
+    return "not shown to be worse"
+
+
+
 def span_word(r: SpanRow, rules: Rules, word: Callable[[], str]) -> Optional[str]:
     """The word of a deciding span: None when too few sentences decide; the pending text or EXPLORATORY before
     `word` is asked."""
@@ -151,7 +163,7 @@ def zero_dims_claim(spans: list[SpanRow], test_set: Optional[str], rules: Rules,
             text = equivalence_text(r, margin, shown)
         else:
             word = span_word(r, rules, lambda: difference_word(d, -1, shown, margin=margin))
-            text = "worse" if shown and d.delta < 0 else "not shown to be worse"
+            text = long_half_text(d, margin, shown)
         if word is not None and primary(r):
             (short if is_short_span(r) else long).readings.append(span_reading(r, word))
         text = ("too few to decide" if word is None else interim_text(word) if word.startswith("pending") else
