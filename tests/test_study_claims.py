@@ -333,6 +333,16 @@ def test_claim_c_is_decided_on_the_human_gold_links_once_models_were_scored_on_t
     assert gold_line.startswith("`hansards_gold`") and "AER against the human gold links (lower is better)" in gold_line
     assert verdict.family.endswith("over the 2 tests of claim (c) on this page")
     assert diagonal_claim([silver], "test", RULES).status == "supported"   # no gold scores: silver decides
+    # the plan's ±0.05 on the gold links: about the same shown there contradicts the half; silver AER has no margin
+    same = Quantity(0.005, -0.015, 0.025, 0.6, -0.012, 0.022)
+    level = dataclasses.replace(gold, gap_long=same)
+    contradicted = diagonal_claim([silver, level], "test", RULES)
+    assert contradicted.status == "not supported as stated" and contradicted.halves[0].word == "contradicted"
+    assert ("AER (primary): no difference shown on long sentences, no change of the gap shown, about the same on long "
+            "sentences (90% [-0.012, +0.022] inside ±0.05): contradicted") in contradicted.details[1]
+    wider = dataclasses.replace(gold, gap_long=Quantity(0.005, -0.05, 0.06, 0.8, -0.04, 0.051))
+    assert diagonal_claim([silver, wider], "test", RULES).status == "inconclusive"   # 90% not inside ±0.05
+    assert diagonal_claim([dataclasses.replace(level, test_set="test")], "test", RULES).status == "inconclusive"
 
 
 def test_check_claims_gives_the_three_in_order():

@@ -12,7 +12,8 @@ from typing import Optional, Sequence
 from translate.analysis.sweep.aggregate import ALL, Baseline, Report, aggregate
 from translate.analysis.sweep.logged_attention_images import cross_attention_images, pick_examples
 from translate.analysis.sweep.jobs import Job, SweepError, find_jobs, group_settings
-from translate.study.verdicts.claims import check_claims, diagonal_claim, is_nope, is_sinusoidal, no_pe_claim
+from translate.study.verdicts.claims import (GOLD_AER_MARGIN, check_claims, diagonal_claim, is_nope, is_sinusoidal,
+                                             no_pe_claim)
 from translate.study.verdicts.verdict import Reference, Verdict
 from translate.study.verdicts.wording import thresholds
 from translate.study.verdicts.controls import check_controls, other_encodings
@@ -196,7 +197,7 @@ def claims_section(report: Report, against: dict[str, Report], verdicts: list[Ve
     lines += undecided_lines(verdicts)
     lines += seed_caveat(report)
     other = " (in the lines read with another encoding as the PE, against that encoding)" if against else ""
-    lines += [f"Wording rules: {thresholds(rules)}. Δ: against sinusoidal PE{other} trained "
+    lines += [f"Wording rules: {thresholds(rules, GOLD_AER_MARGIN)}. Δ: against sinusoidal PE{other} trained "
               "on the same lengths with the same seed, both tested at the same step; `[lo, hi]` its 95% interval, "
               "`90%` the interval of the equivalence test.", ""]
     return lines + plan_disclosures(plan)

@@ -43,6 +43,7 @@ from translate.study.verdicts.wording import (SHORT_METRIC_NAMES, brief_group, d
 
 
 WORD_CHOICE_MARGIN = 1.0         # points of unigram F within which no PE "keeps the words" (docs/preregistration.md)
+GOLD_AER_MARGIN = 0.05           # gold AER within which no PE aligns "about the same" (docs/preregistration.md)
 GOLD_TEST_SET = "hansards_gold"   # the human gold alignment, as the claims' sweeps name it ({name: hansards_gold,
                                   # gold: test}): (c)'s deciding test set once scored
 
@@ -437,6 +438,15 @@ def shown(q: Quantity) -> bool:
 
 
 
+def about_the_same_text(gap: Quantity, margin: Optional[float]) -> str:
+    """", about the same on long sentences (90% [-0.012, +0.031] inside ±0.05)" where the TOST at `margin` shows it,
+    else ""."""
+    if margin is None or not within(gap.low90, gap.high90, margin):
+        return ""
+    return f", about the same on long sentences (90% [{gap.low90:+.3f}, {gap.high90:+.3f}] inside ±{margin:g})"
+
+
+
 def direction(r: AlignmentRow, long_shown: bool, interaction_shown: bool) -> tuple[str, str]:
     """What one metric says on long sentences and about the change from short to long: ("worse", "grows")."""
     long = ("worse" if r.gap_long.delta * r.better < 0 else "better") if long_shown else "not shown"
@@ -470,7 +480,10 @@ def diagonal_claim(alignment: list[AlignmentRow], test_set: Optional[str], rules
         long_shown = family.significant(i_long) if deciding else shown(r.gap_long)
         interaction_shown = family.significant(i_interaction) if deciding else shown(r.gap_interaction)
         said = direction(r, long_shown, interaction_shown)
-        word = difference_word(r.gap_long, -r.better, long_shown, said[1] == "grows")
+        # the plan's margin on the gold links: about the same shown there contradicts the half (silver AER has none)
+        margin = GOLD_AER_MARGIN if r.test_set == GOLD_TEST_SET and r.metric == "aer" else None
+        word = difference_word(r.gap_long, -r.better, long_shown, said[1] == "grows", margin)
+        same = about_the_same_text(r.gap_long, margin) if not long_shown else ""
         if enough_sentences and r.test_set == test_set:
             word = waiting or (EXPLORATORY if one else word)
             half.readings.append(Reading(word, f"`{r.test_set}`, trained on {brief_group(r.group)}", r.gap_long.delta,
@@ -489,7 +502,7 @@ def diagonal_claim(alignment: list[AlignmentRow], test_set: Optional[str], rules
         # what the others "say otherwise" against: the primary's own direction, unadjusted where it decides nothing
         reading = (f"{undecided}; {direction_text(SHORT_METRIC_NAMES[r.metric] + ' (primary, unadjusted)', said)}"
                    if undecided else
-                   f"{direction_text(SHORT_METRIC_NAMES[r.metric] + ' (primary)', said)}: {word}" if deciding else
+                   f"{direction_text(SHORT_METRIC_NAMES[r.metric] + ' (primary)', said)}{same}: {word}" if deciding else
                    f"{direction_text(SHORT_METRIC_NAMES[r.metric], said)} (decides nothing: not the deciding test set)")
         secondary = "; ".join(direction_text(SHORT_METRIC_NAMES[o.metric], o_said) for o, o_said in others_said)
         verdict.add(

@@ -153,7 +153,7 @@ def metric_text(r: AlignmentRow, pe: Reference, star_long: str = "", star_intera
 
 
 
-def thresholds(rules: Rules) -> str:
+def thresholds(rules: Rules, gold_aer_margin: float) -> str:
     return (f"each model is read on the lengths it was trained on, merged (short: at most {SHORT_MAX} French words, "
             f"long: from {LONG_MIN}); spans of fewer than {rules.min_bucket} sentences decide nothing; each claim is "
             f"decided as its halves: a half that predicts no difference holds when the 90% interval of Δ BLEU lies "
@@ -161,8 +161,9 @@ def thresholds(rules: Rules) -> str:
             f"±{rules.margin:g}; a half that predicts a loss holds when the loss is shown (Holm-adjusted p < 0.05 within the "
             f"claim's deciding tests) and its extra condition is met ((b): Δ_long − Δ_short below 0, within one "
             f"model where models trained on every length were read on both, else between the groups; (c): the gap "
-            f"grows from short to long sentences), and is contradicted when the opposite is shown or, for a half read "
-            f"in BLEU, when about the same is shown (its 90% interval inside ±{rules.margin:g}); "
+            f"grows from short to long sentences), and is contradicted when the opposite is shown or when about the "
+            f"same is shown (its 90% interval inside ±{rules.margin:g} BLEU, or ±{gold_aer_margin:g} AER on the human "
+            f"gold links); "
             f"anything else is inconclusive; a claim is supported only if every half holds, not supported as stated "
             f"if any half is contradicted, otherwise inconclusive; a half without runs is not run; a comparison of "
             f"one seed is exploratory and a comparison that pairs fewer seeds than its sweep planned is pending: "
