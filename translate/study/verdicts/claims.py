@@ -37,9 +37,10 @@ from translate.analysis.sweep.spans import LONG_MIN, SHORT_MAX
 from translate.analysis.sweep.within import LONG_TEST_SET
 from translate.study.verdicts.verdict import (CONTRADICTED, HOLDS, INCONCLUSIVE, SINUSOIDAL, Condition, Family,
                                               Half, Reading, Reference, Verdict, claim_status)
-from translate.study.verdicts.wording import (SHORT_METRIC_NAMES, brief_group, delta_text, direction_text,
-                                              equivalence_text, in_group, lengths_text, metric_text, quantity_text,
-                                              tost_text, where, within_delta_text, within_where)
+from translate.study.verdicts.wording import (SHORT_METRIC_NAMES, about_the_same_on_long_text, brief_group,
+                                              delta_text, direction_text, equivalence_text, in_group, lengths_text,
+                                              metric_text, quantity_text, tost_text, where, within_delta_text,
+                                              within_margin_text, within_where)
 
 
 WORD_CHOICE_MARGIN = 1.0         # points of unigram F within which no PE "keeps the words" (docs/preregistration.md)
@@ -111,13 +112,13 @@ def difference_word(d: Estimate, sign: int, shown: bool, extra: bool = True,
 
 
 
-def long_half_text(d: SpanDelta, margin: float, shown: bool) -> str:
-    """What (a)'s long half (zeroing costs BLEU) was shown: a loss, a gain, about the same (the TOST that contradicts
-    it), or nothing."""
+def long_half_text(d: SpanDelta, margin: float, shown: bool, word: Optional[str]) -> str:
+    """What (a)'s long half (zeroing costs BLEU) was shown: a loss, a gain, about the same (contradicted with no
+    difference shown: difference_word's TOST), or nothing."""
     if shown:
         return "worse" if d.delta < 0 else "better"
-    if within(d.low90, d.high90, margin):
-        return f"not worse: about the same, within ±{margin:g} BLEU (established ±{d.established_margin:.2f})"
+    if word == CONTRADICTED:
+        return f"not worse: about the same, {within_margin_text(margin, d.established_margin)}"
     return "not shown to be worse"
 
 
@@ -164,7 +165,7 @@ def zero_dims_claim(spans: list[SpanRow], test_set: Optional[str], rules: Rules,
             text = equivalence_text(r, margin, shown)
         else:
             word = span_word(r, rules, lambda: difference_word(d, -1, shown, margin=margin))
-            text = long_half_text(d, margin, shown)
+            text = long_half_text(d, margin, shown, word)
         if word is not None and primary(r):
             (short if is_short_span(r) else long).readings.append(span_reading(r, word))
         text = ("too few to decide" if word is None else interim_text(word) if word.startswith("pending") else
@@ -438,15 +439,6 @@ def shown(q: Quantity) -> bool:
 
 
 
-def about_the_same_text(gap: Quantity, margin: Optional[float]) -> str:
-    """", about the same on long sentences (90% [-0.012, +0.031] inside ±0.05)" where the TOST at `margin` shows it,
-    else ""."""
-    if margin is None or not within(gap.low90, gap.high90, margin):
-        return ""
-    return f", about the same on long sentences (90% [{gap.low90:+.3f}, {gap.high90:+.3f}] inside ±{margin:g})"
-
-
-
 def direction(r: AlignmentRow, long_shown: bool, interaction_shown: bool) -> tuple[str, str]:
     """What one metric says on long sentences and about the change from short to long: ("worse", "grows")."""
     long = ("worse" if r.gap_long.delta * r.better < 0 else "better") if long_shown else "not shown"
@@ -483,7 +475,8 @@ def diagonal_claim(alignment: list[AlignmentRow], test_set: Optional[str], rules
         # the plan's margin on the gold links: about the same shown there contradicts the half (silver AER has none)
         margin = GOLD_AER_MARGIN if r.test_set == GOLD_TEST_SET and r.metric == "aer" else None
         word = difference_word(r.gap_long, -r.better, long_shown, said[1] == "grows", margin)
-        same = about_the_same_text(r.gap_long, margin) if not long_shown else ""
+        same = (about_the_same_on_long_text(r.gap_long, margin)
+                if margin is not None and word == CONTRADICTED and not long_shown else "")
         if enough_sentences and r.test_set == test_set:
             word = waiting or (EXPLORATORY if one else word)
             half.readings.append(Reading(word, f"`{r.test_set}`, trained on {brief_group(r.group)}", r.gap_long.delta,

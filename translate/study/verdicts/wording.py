@@ -63,12 +63,26 @@ def where(r: SpanRow) -> str:
 
 
 
+def within_margin_text(margin: float, established: float) -> str:
+    """"within ±1 BLEU (established ±0.59)": the margin of a BLEU TOST that showed "about the same", and the margin
+    the data establish."""
+    return f"within ±{margin:g} BLEU (established ±{established:.2f})"
+
+
+
+def about_the_same_on_long_text(gap: Quantity, margin: float) -> str:
+    """", about the same on long sentences (90% [-0.012, +0.031] inside ±0.05)": a gap the TOST at `margin` showed
+    about the same."""
+    return f", about the same on long sentences (90% [{gap.low90:+.3f}, {gap.high90:+.3f}] inside ±{margin:g})"
+
+
+
 def equivalence_text(r: SpanRow, margin: float, significant: bool) -> str:
     """What the TOST and the difference test say, with the margin the data establish and what could be seen."""
     d = r.compared.bleu
     established, mdd = d.established_margin, d.mdd
     if d.equivalent:
-        word = f"about the same: within ±{margin:g} BLEU (established ±{established:.2f})"
+        word = f"about the same: {within_margin_text(margin, established)}"
         return word + (", though a difference is detected" if significant else "")
     if significant:
         return f"different (detectable: ±{mdd:.2f})"
